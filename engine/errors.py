@@ -1,0 +1,13 @@
+"""One exception type per layer; messages name the file/op/tensor and what to do."""
+
+
+class EngineError(Exception):
+    """Base class for errors the engine raises on purpose."""
+
+
+class ModelError(EngineError):
+    """A model file cannot be read, or uses something the engine cannot run."""
+
+
+class DeviceError(EngineError):
+    """No usable WebGPU adapter/device, or the device failed."""

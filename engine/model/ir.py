@@ -1,0 +1,121 @@
+"""Graph IR: tensors, ops and the graph that orders them.
+
+The contract every other part of the engine reads:
+- a Tensor has a name, a shape, a numpy dtype name and optional constant data;
+- an Op has a type ("CONV_2D", or a custom code such as
+  "Convolution2DTransposeBias"), input/output tensor ids (-1 = optional input
+  left out) and typed attributes (ints, floats, bools, strings, int tuples);
+- a Graph lists tensors and ops in execution order plus its inputs/outputs.
+
+Attribute names are the TFLite schema's field names in snake_case
+("stride_w", "fused_activation_function"); enum fields hold their name
+("SAME", "RELU6"), not the schema's integer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """Affine quantization: real = scale * (q - zero_point), per axis when len > 1."""
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Tensor:
+    name: str
+    shape: tuple[int, ...]
+    dtype: str  # numpy dtype name: "float32", "int32", "float16", "int8", ...
+    data: np.ndarray | None = None  # constant contents, shaped like `shape`
+    quantization: Quantization | None = None
+
+    @property
+    def is_constant(self) -> bool:
+        return self.data is not None
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * np.dtype(self.dtype).itemsize
+
+
+@dataclass(frozen=True, eq=False)
+class Op:
+    type: str
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    custom: bool = False  # True for CUSTOM ops: `type` is then the custom code
+    custom_options: bytes = b""  # raw custom options, kept for the writer
+
+
+@dataclass(eq=False)
+class Graph:
+    tensors: list[Tensor]
+    ops: list[Op]
+    inputs: list[int]
+    outputs: list[int]
+    name: str = ""  # where it came from (file path), for error messages
+
+    def tensor(self, index: int) -> Tensor:
+        return self.tensors[index]
+
+    def consumers(self) -> dict[int, list[int]]:
+        """Map tensor id -> indices of the ops that read it, in order."""
+        readers: dict[int, list[int]] = {}
+        for i, op in enumerate(self.ops):
+            for t in op.inputs:
+                if t >= 0:
+                    readers.setdefault(t, []).append(i)
+        return readers
+
+    def producers(self) -> dict[int, int]:
+        """Map tensor id -> index of the op that writes it."""
+        return {t: i for i, op in enumerate(self.ops) for t in op.outputs}
+
+    def intermediates(self) -> list[int]:
+        """Tensors written by an op that are not graph outputs."""
+        outs = set(self.outputs)
+        return [t for op in self.ops for t in op.outputs if t not in outs]
+
+    def op_histogram(self) -> dict[str, int]:
+        hist: dict[str, int] = {}
+        for op in self.ops:
+            hist[op.type] = hist.get(op.type, 0) + 1
+        return dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def graphs_equal(a: Graph, b: Graph) -> list[str]:
+    """Differences between two graphs (empty list when equal); used by round-trip tests."""
+    diffs: list[str] = []
+    if len(a.tensors) != len(b.tensors):
+        return [f"tensor count {len(a.tensors)} != {len(b.tensors)}"]
+    if len(a.ops) != len(b.ops):
+        return [f"op count {len(a.ops)} != {len(b.ops)}"]
+    if a.inputs != b.inputs or a.outputs != b.outputs:
+        diffs.append("graph inputs/outputs differ")
+    for i, (x, y) in enumerate(zip(a.tensors, b.tensors, strict=True)):
+        same = (x.name, x.shape, x.dtype, x.quantization) == (y.name, y.shape, y.dtype, y.quantization)
+        if not same:
+            diffs.append(f"tensor {i} ({x.name}) metadata differs")
+        elif (x.data is None) != (y.data is None):
+            diffs.append(f"tensor {i} ({x.name}) constness differs")
+        elif x.data is not None and not np.array_equal(x.data, y.data):
+            diffs.append(f"tensor {i} ({x.name}) data differs")
+    for i, (p, q) in enumerate(zip(a.ops, b.ops, strict=True)):
+        if (p.type, p.inputs, p.outputs, p.custom) != (q.type, q.inputs, q.outputs, q.custom):
+            diffs.append(f"op {i} ({p.type}) structure differs")
+        elif p.attrs != q.attrs:
+            diffs.append(f"op {i} ({p.type}) attrs differ: {p.attrs} != {q.attrs}")
+    return diffs
