@@ -106,7 +106,12 @@ def graphs_equal(a: Graph, b: Graph) -> list[str]:
     if a.inputs != b.inputs or a.outputs != b.outputs:
         diffs.append("graph inputs/outputs differ")
     for i, (x, y) in enumerate(zip(a.tensors, b.tensors, strict=True)):
-        same = (x.name, x.shape, x.dtype, x.quantization) == (y.name, y.shape, y.dtype, y.quantization)
+        same = (x.name, x.shape, x.dtype, x.quantization) == (
+            y.name,
+            y.shape,
+            y.dtype,
+            y.quantization,
+        )
         if not same:
             diffs.append(f"tensor {i} ({x.name}) metadata differs")
         elif (x.data is None) != (y.data is None):

@@ -1,0 +1,219 @@
+"""Read a .tflite flatbuffer into the graph IR.
+
+Inputs: a path (or the file's bytes). Output: an `engine.model.Graph` of the
+first subgraph, ops in the file's execution order.
+
+Steps:
+1. check the bytes are a TFLite flatbuffer (non-empty, "TFL3" identifier);
+2. read tensors (shape, dtype, quantization, constant data; sparse constants
+   are densified);
+3. read ops: builtin code or custom code, options decoded to typed attributes;
+4. fold DEQUANTIZE / DENSIFY of constants into dense float32 constants and
+   drop tensors nothing uses any more.
+Any failure becomes `ModelError` naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import flatbuffers
+import numpy as np
+import tflite
+
+from engine.errors import ModelError
+from engine.model import schema
+from engine.model.ir import Graph, Op, Quantization, Tensor
+from engine.model.sparse import densify
+
+
+def load_tflite(source: str | os.PathLike | bytes) -> Graph:
+    """Import a .tflite model (path or bytes) into the graph IR."""
+    if isinstance(source, bytes | bytearray):
+        name, data = "<bytes>", bytes(source)
+    else:
+        name = str(source)
+        try:
+            data = Path(source).read_bytes()
+        except FileNotFoundError:
+            raise ModelError(f"{name}: no such file") from None
+        except OSError as exc:
+            raise ModelError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    _check_header(name, data)
+    try:
+        graph = _read_graph(name, data)
+    except ModelError:
+        raise
+    except Exception as exc:  # a corrupt flatbuffer fails in many ways deep in the accessors
+        raise ModelError(
+            f"{name}: corrupt or truncated TFLite file ({type(exc).__name__}: {exc})"
+        ) from None
+    _validate(graph)
+    return _fold_constants(graph)
+
+
+def _check_header(name: str, data: bytes) -> None:
+    if not data:
+        raise ModelError(f"{name}: empty file, expected a TFLite flatbuffer")
+    if len(data) < 8:
+        raise ModelError(f"{name}: file is {len(data)} bytes, too short for a TFLite flatbuffer")
+    if not flatbuffers.util.BufferHasIdentifier(data, 0, b"TFL3"):
+        raise ModelError(f"{name}: not a TFLite model (no 'TFL3' flatbuffer identifier)")
+    root = int.from_bytes(data[:4], "little")
+    if root + 4 > len(data):
+        raise ModelError(
+            f"{name}: truncated TFLite file (root table at {root} past end {len(data)})"
+        )
+
+
+def _read_graph(name: str, data: bytes) -> Graph:
+    model = tflite.Model.GetRootAs(data, 0)
+    if model.SubgraphsLength() < 1:
+        raise ModelError(f"{name}: model has no subgraph")
+    sub = model.Subgraphs(0)
+    buffers = [_buffer_bytes(name, data, model.Buffers(i)) for i in range(model.BuffersLength())]
+    tensors = [_read_tensor(name, sub.Tensors(i), buffers) for i in range(sub.TensorsLength())]
+    codes = [_op_code(model.OperatorCodes(i)) for i in range(model.OperatorCodesLength())]
+    ops = [_read_op(name, i, sub.Operators(i), codes) for i in range(sub.OperatorsLength())]
+    inputs = [int(v) for v in sub.InputsAsNumpy()] if sub.InputsLength() else []
+    outputs = [int(v) for v in sub.OutputsAsNumpy()] if sub.OutputsLength() else []
+    return Graph(tensors=tensors, ops=ops, inputs=inputs, outputs=outputs, name=name)
+
+
+def _buffer_bytes(name: str, data: bytes, buf) -> bytes:
+    offset = buf.Offset()
+    if offset > 1:  # large models keep buffer data after the flatbuffer
+        size = buf.Size()
+        if offset + size > len(data):
+            raise ModelError(f"{name}: truncated TFLite file (buffer data past end of file)")
+        return data[offset : offset + size]
+    if buf.DataIsNone():
+        return b""
+    return buf.DataAsNumpy().tobytes()
+
+
+def _read_tensor(name: str, t, buffers: list[bytes]) -> Tensor:
+    tname = t.Name().decode("utf-8", "replace") if t.Name() else ""
+    ttype = t.Type()
+    if ttype not in schema.TENSOR_DTYPES:
+        kind = schema.TENSOR_TYPE_NAMES.get(ttype, str(ttype))
+        raise ModelError(f"{name}: tensor '{tname}' has unsupported type {kind}")
+    dtype = schema.TENSOR_DTYPES[ttype]
+    shape = tuple(int(v) for v in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+    if t.Buffer() >= len(buffers):
+        raise ModelError(f"{name}: tensor '{tname}' refers to missing buffer {t.Buffer()}")
+    raw = buffers[t.Buffer()]
+    data = None
+    if raw:
+        values = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype)
+        sparsity = t.Sparsity()
+        if sparsity is not None:
+            data = densify(values, shape, sparsity)
+        elif values.size != int(np.prod(shape, dtype=np.int64)):
+            raise ModelError(
+                f"{name}: tensor '{tname}' holds {values.size} values, its shape {shape} needs "
+                f"{int(np.prod(shape))}"
+            )
+        else:
+            data = values.reshape(shape)
+    return Tensor(tname, shape, dtype, data, _read_quantization(t.Quantization()))
+
+
+def _read_quantization(q) -> Quantization | None:
+    if q is None or q.ScaleLength() == 0:
+        return None
+    scale = tuple(float(v) for v in q.ScaleAsNumpy())
+    zero = tuple(int(v) for v in q.ZeroPointAsNumpy()) if q.ZeroPointLength() else (0,) * len(scale)
+    return Quantization(scale, zero, int(q.QuantizedDimension()))
+
+
+def _op_code(code) -> tuple[str, bool]:
+    builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+    if builtin == schema.OP_CODES["CUSTOM"]:
+        return code.CustomCode().decode("utf-8", "replace"), True
+    return schema.OP_NAMES.get(builtin, f"BUILTIN_{builtin}"), False
+
+
+def _read_op(name: str, index: int, op, codes: list[tuple[str, bool]]) -> Op:
+    if op.OpcodeIndex() >= len(codes):
+        raise ModelError(f"{name}: op #{index} refers to missing operator code {op.OpcodeIndex()}")
+    op_type, custom = codes[op.OpcodeIndex()]
+    inputs = tuple(int(v) for v in op.InputsAsNumpy()) if op.InputsLength() else ()
+    outputs = tuple(int(v) for v in op.OutputsAsNumpy()) if op.OutputsLength() else ()
+    attrs: dict = {}
+    custom_options = b""
+    if custom:
+        custom_options = op.CustomOptionsAsNumpy().tobytes() if op.CustomOptionsLength() else b""
+        decoder = schema.CUSTOM_DECODERS.get(op_type)
+        if decoder:
+            try:
+                attrs = decoder(custom_options)
+            except ValueError as exc:
+                raise ModelError(f"{name}: op #{index} {op_type}: {exc}") from None
+    else:
+        table_name = schema.OPTION_NAMES.get(op.BuiltinOptionsType(), "NONE")
+        if table_name != "NONE" and op.BuiltinOptions() is not None:
+            attrs = schema.decode_options(table_name, op.BuiltinOptions())
+    return Op(op_type, inputs, outputs, attrs, custom, custom_options)
+
+
+def _validate(graph: Graph) -> None:
+    n = len(graph.tensors)
+    for i, op in enumerate(graph.ops):
+        for t in op.inputs + op.outputs:
+            if not -1 <= t < n:
+                raise ModelError(f"{graph.name}: op #{i} {op.type} refers to missing tensor {t}")
+    for t in graph.inputs + graph.outputs:
+        if not 0 <= t < n:
+            raise ModelError(f"{graph.name}: graph input/output refers to missing tensor {t}")
+
+
+def _dequantize(t: Tensor) -> np.ndarray:
+    """Constant fp16/int8/uint8 data -> float32."""
+    if t.dtype == "float16" or t.quantization is None:
+        return t.data.astype(np.float32)
+    q = t.quantization
+    shape = [1] * t.data.ndim
+    if len(q.scale) > 1:
+        shape[q.axis] = len(q.scale)
+    scale = np.asarray(q.scale, np.float32).reshape(shape)
+    zero = np.asarray(q.zero_point, np.float32).reshape(shape)
+    return ((t.data.astype(np.float32) - zero) * scale).astype(np.float32)
+
+
+def _fold_constants(graph: Graph) -> Graph:
+    """Fold DEQUANTIZE/DENSIFY of constants into the consumers' constants."""
+    tensors = list(graph.tensors)
+    kept: list[Op] = []
+    for op in graph.ops:
+        source = tensors[op.inputs[0]] if op.inputs else None
+        if op.type in ("DEQUANTIZE", "DENSIFY") and source is not None and source.is_constant:
+            out = tensors[op.outputs[0]]
+            data = _dequantize(source) if op.type == "DEQUANTIZE" else source.data
+            tensors[op.outputs[0]] = Tensor(
+                out.name, out.shape, str(data.dtype), data.reshape(out.shape), out.quantization
+            )
+            continue
+        kept.append(op)
+    return _drop_unused(Graph(tensors, kept, list(graph.inputs), list(graph.outputs), graph.name))
+
+
+def _drop_unused(graph: Graph) -> Graph:
+    """Keep only tensors the ops or the graph's inputs/outputs use; renumber ids."""
+    used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0}
+    used |= set(graph.inputs) | set(graph.outputs)
+    order = sorted(used)
+    new_id = {old: new for new, old in enumerate(order)}
+    remap = lambda ids: tuple(new_id[t] if t >= 0 else -1 for t in ids)  # noqa: E731
+    ops = [
+        Op(o.type, remap(o.inputs), remap(o.outputs), o.attrs, o.custom, o.custom_options)
+        for o in graph.ops
+    ]
+    return Graph(
+        tensors=[graph.tensors[t] for t in order],
+        ops=ops,
+        inputs=list(remap(graph.inputs)),
+        outputs=list(remap(graph.outputs)),
+        name=graph.name,
+    )

@@ -1,0 +1,36 @@
+"""Shared fixtures: where the fetched models and sample media live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS_DIR = ROOT / "models"
+ASSETS_DIR = ROOT / "assets"
+CORE_MODELS = ("face_detection_short_range", "selfie_segmentation", "face_landmark")
+
+
+def fetched_models() -> list[Path]:
+    """Every .tflite the fetch step put in models/ (sorted, stable test ids)."""
+    return sorted(MODELS_DIR.glob("*.tflite"))
+
+
+def model_file(name: str) -> Path:
+    path = MODELS_DIR / f"{name}.tflite"
+    if not path.exists():
+        pytest.skip(f"{path} not fetched: run `make models`")
+    return path
+
+
+@pytest.fixture(scope="session")
+def astronaut_rgb():
+    """The astronaut still as an RGB uint8 array (HxWx3)."""
+    import cv2
+
+    path = ASSETS_DIR / "astronaut.png"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run `make assets`")
+    bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return bgr[:, :, ::-1].copy()
