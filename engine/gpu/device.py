@@ -1,0 +1,138 @@
+"""One wgpu device that the engine and the app share.
+
+- `GpuContext.create(adapter=...)` picks an adapter by a name/backend substring
+  (argument, else the ENGINE_ADAPTER environment variable, else the best one:
+  a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL);
+- the device is requested with the optional features the engine can use
+  (shader-f16, timestamp-query) and the adapter's own limits;
+- no adapter at all -> DeviceError saying how to install a Vulkan driver.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from engine.errors import DeviceError
+
+INSTALL_HINT = (
+    "install a Vulkan driver: on Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers` "
+    "(gives the lavapipe CPU adapter), or your GPU vendor's driver"
+)
+OPTIONAL_FEATURES = ("shader-f16", "timestamp-query")
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 2}
+_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
+
+
+def _adapter_text(adapter) -> str:
+    info = adapter.info
+    return " ".join(
+        str(info.get(k, ""))
+        for k in ("vendor", "device", "description", "backend_type", "adapter_type")
+    )
+
+
+def _rank(adapter) -> tuple[int, int]:
+    info = adapter.info
+    return (
+        _BACKEND_RANK.get(info.get("backend_type"), 1),
+        _TYPE_RANK.get(info.get("adapter_type"), 2),
+    )
+
+
+def pick_adapter(wanted: str | None = None):
+    """The adapter whose description contains `wanted` (case-insensitive), else the best."""
+    try:
+        import wgpu
+    except ImportError as exc:
+        raise DeviceError(f"wgpu is not installed ({exc}); `pip install wgpu`") from None
+    try:
+        adapters = list(wgpu.gpu.enumerate_adapters_sync())
+    except Exception as exc:  # the native library can fail to load or to enumerate
+        raise DeviceError(f"cannot enumerate WebGPU adapters ({exc}); {INSTALL_HINT}") from None
+    if not adapters:
+        raise DeviceError(f"no WebGPU adapter found; {INSTALL_HINT}")
+    if wanted:
+        matches = [a for a in adapters if wanted.lower() in _adapter_text(a).lower()]
+        if not matches:
+            names = "; ".join(a.summary for a in adapters)
+            raise DeviceError(f"no WebGPU adapter matches '{wanted}' (have: {names})")
+        adapters = matches
+    return min(adapters, key=_rank)
+
+
+@dataclass
+class GpuContext:
+    """An adapter, its device, and what they can do."""
+
+    adapter: object
+    device: object
+    features: frozenset[str] = field(default_factory=frozenset)
+    limits: dict = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, adapter: str | None = None, device=None) -> GpuContext:
+        """Make a context; `device` reuses a caller's wgpu device (then its adapter is unknown)."""
+        if device is not None:
+            return cls(
+                adapter=getattr(device, "adapter", None),
+                device=device,
+                features=frozenset(device.features),
+                limits=dict(device.limits),
+            )
+        chosen = pick_adapter(adapter or os.environ.get("ENGINE_ADAPTER") or None)
+        wanted = [f for f in OPTIONAL_FEATURES if f in chosen.features]
+        limits = {
+            k: chosen.limits[k]
+            for k in (
+                "max-storage-buffer-binding-size",
+                "max-buffer-size",
+                "max-storage-buffers-per-shader-stage",
+                "max-compute-invocations-per-workgroup",
+                "max-compute-workgroup-size-x",
+                "max-compute-workgroup-size-y",
+                "max-compute-workgroup-size-z",
+                "max-compute-workgroup-storage-size",
+                "max-uniform-buffers-per-shader-stage",
+                "max-storage-textures-per-shader-stage",
+            )
+            if k in chosen.limits
+        }
+        try:
+            dev = chosen.request_device_sync(required_features=wanted, required_limits=limits)
+        except Exception as exc:
+            raise DeviceError(f"{chosen.summary}: cannot create a device ({exc})") from None
+        return cls(
+            adapter=chosen, device=dev, features=frozenset(dev.features), limits=dict(dev.limits)
+        )
+
+    @property
+    def info(self) -> dict:
+        return dict(self.adapter.info) if self.adapter is not None else {}
+
+    @property
+    def name(self) -> str:
+        info = self.info
+        return f"{info.get('device', '?')} ({info.get('backend_type', '?')})"
+
+    @property
+    def has_f16(self) -> bool:
+        return "shader-f16" in self.features
+
+    @property
+    def has_timestamps(self) -> bool:
+        return "timestamp-query" in self.features
+
+    def limit(self, name: str, default: int) -> int:
+        return int(self.limits.get(name, default))
+
+
+_shared: dict[str | None, GpuContext] = {}
+
+
+def shared_context(adapter: str | None = None) -> GpuContext:
+    """One context per adapter choice per process, shared by engines and the app."""
+    key = adapter or os.environ.get("ENGINE_ADAPTER") or None
+    if key not in _shared:
+        _shared[key] = GpuContext.create(adapter)
+    return _shared[key]

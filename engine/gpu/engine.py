@@ -1,0 +1,385 @@
+"""The GPU engine: compile a graph once, then run it with one submit.
+
+Compile (at construction):
+1. graph transforms (fuse, drop, merge) -> the graph that runs;
+2. each op -> the first GPU kernel that accepts it, else the CPU fallback
+   (the reference interpreter), splitting the program into segments;
+3. tensor storage: PHWC4 buffers for inputs, outputs and intermediates;
+4. shader modules and pipelines (one per distinct WGSL source), constant
+   buffers (packed weights) and bind groups, all created once.
+Run: upload inputs (HWC -> PHWC4 on the GPU), every dispatch of a GPU segment
+in one compute pass and one submit, download outputs (PHWC4 -> HWC on the GPU),
+one wait (`sleep` blocks, `spin` polls without sleeping).
+
+Usage: Engine.from_tflite("models/face_landmark.tflite").run({"input_1": x})
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import DeviceError, ModelError
+from engine.gpu.codegen import render
+from engine.gpu.device import GpuContext, shared_context
+from engine.gpu.kernels.base import (
+    Binding,
+    BuildContext,
+    Dispatch,
+    Shape4,
+    ceil_div,
+    select,
+    shape4,
+)
+from engine.model.importer import load_tflite
+from engine.model.ir import Graph
+from engine.reference import registry as reference_kernels
+
+SYNC_MODES = ("sleep", "spin")
+
+
+@dataclass
+class RunStats:
+    """Figures of the last run()."""
+
+    dispatches: int = 0
+    submits: int = 0
+    uploads: int = 0
+    readbacks: int = 0
+    encode_ms: float = 0.0
+    wait_ms: float = 0.0
+    wait_cpu_ms: float = 0.0  # CPU time the waiting thread burned (spin >> sleep)
+    total_ms: float = 0.0
+
+
+@dataclass
+class _CpuStep:
+    op_index: int
+
+
+@dataclass
+class _GpuSegment:
+    dispatches: list[tuple[object, object, tuple[int, int, int]]] = field(default_factory=list)
+
+
+class Engine:
+    """A compiled model on one WebGPU device."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        context: GpuContext | None = None,
+        adapter: str | None = None,
+        precision: str = "fp32",
+        sync: str = "sleep",
+        transforms: bool = True,
+    ):
+        if precision not in ("fp32", "fp16"):
+            raise ValueError(f"precision must be fp32 or fp16, not {precision!r}")
+        if sync not in SYNC_MODES:
+            raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
+        self.ctx = context or shared_context(adapter)
+        if precision == "fp16" and not self.ctx.has_f16:
+            raise DeviceError(f"{self.ctx.name} lacks shader-f16; use precision='fp32'")
+        self.precision, self.sync = precision, sync
+        self.source_graph = graph
+        self.graph = _apply_transforms(graph) if transforms else graph
+        self.build_ctx = BuildContext(
+            precision=precision,
+            max_uniform_bytes=self.ctx.limit("max-uniform-buffer-binding-size", 65536),
+        )
+        self.stats = RunStats()
+        self.init_ms: dict[str, float] = {}
+        self._compile()
+
+    @classmethod
+    def from_tflite(cls, path: str | os.PathLike, **kwargs) -> Engine:
+        return cls(load_tflite(Path(path)), **kwargs)
+
+    # --- compile ---------------------------------------------------------------------
+    def _compile(self) -> None:
+        g, dev = self.graph, self.ctx.device
+        t0 = time.perf_counter()
+        plan: list[tuple[int, list[Dispatch]] | _CpuStep] = []
+        self.fallback_ops: list[str] = []
+        for i, op in enumerate(g.ops):
+            kernel = select(op, g)
+            if kernel is None:
+                if reference_kernels.kernel(op.type) is None:
+                    raise ModelError(
+                        f"{g.name}: op #{i} {op.type} has neither a GPU nor a CPU kernel"
+                    )
+                self.fallback_ops.append(f"#{i} {op.type}")
+                plan.append(_CpuStep(i))
+                continue
+            try:
+                plan.append((i, kernel.build(op, g, self.build_ctx)))
+            except (ValueError, KeyError) as exc:
+                raise ModelError(f"{g.name}: op #{i} {op.type}: {exc}") from None
+        t1 = time.perf_counter()
+        self._elem_bytes = 2 if self.precision == "fp16" else 4
+        self._buffers = self._allocate()
+        self._modules: dict[str, object] = {}
+        self._pipelines: dict[str, object] = {}
+        self.steps: list[_GpuSegment | _CpuStep] = []
+        for item in plan:
+            if isinstance(item, _CpuStep):
+                self.steps.append(item)
+                continue
+            if not self.steps or not isinstance(self.steps[-1], _GpuSegment):
+                self.steps.append(_GpuSegment())
+            for d in item[1]:
+                self.steps[-1].dispatches.append(self._prepare(d))
+        self._io = self._prepare_io()
+        t2 = time.perf_counter()
+        self.init_ms = {"kernels": (t1 - t0) * 1e3, "pipelines_and_buffers": (t2 - t1) * 1e3}
+        self.dispatch_count = sum(
+            len(s.dispatches) for s in self.steps if isinstance(s, _GpuSegment)
+        )
+
+    def _allocate(self) -> dict[int, object]:
+        """One PHWC4 buffer per non-constant tensor (naive plan)."""
+        import wgpu
+
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        buffers = {}
+        for t, tensor in enumerate(self.graph.tensors):
+            if tensor.is_constant:
+                continue
+            size = max(16, shape4(self.graph, t).vec4_count * 4 * self._elem_bytes)
+            buffers[t] = self.ctx.device.create_buffer(size=size, usage=usage, label=tensor.name)
+        return buffers
+
+    def _pipeline(self, source: str, label: str):
+        if source not in self._pipelines:
+            dev = self.ctx.device
+            try:
+                module = dev.create_shader_module(code=source, label=label)
+                self._pipelines[source] = dev.create_compute_pipeline(
+                    layout="auto", compute={"module": module, "entry_point": "main"}, label=label
+                )
+            except Exception as exc:
+                raise DeviceError(f"kernel {label}: shader failed to compile: {exc}") from None
+        return self._pipelines[source]
+
+    def _const_buffer(self, b: Binding):
+        import wgpu
+
+        data = np.ascontiguousarray(
+            b.data, dtype=np.float16 if self.precision == "fp16" else np.float32
+        )
+        usage = wgpu.BufferUsage.UNIFORM if b.space == "uniform" else wgpu.BufferUsage.STORAGE
+        padded = np.zeros(max(16, ceil_div(data.nbytes, 16) * 16) // data.itemsize, data.dtype)
+        padded[: data.size] = data.reshape(-1)
+        return self.ctx.device.create_buffer_with_data(data=padded, usage=usage)
+
+    def _prepare(self, d: Dispatch):
+        pipeline = self._pipeline(d.source, d.kernel)
+        entries = []
+        for i, b in enumerate(d.bindings):
+            buf = self._const_buffer(b) if b.role == "const" else self._buffers[b.tensor]
+            entries.append(
+                {"binding": i, "resource": {"buffer": buf, "offset": 0, "size": buf.size}}
+            )
+        group = self.ctx.device.create_bind_group(
+            layout=pipeline.get_bind_group_layout(0), entries=entries
+        )
+        return pipeline, group, d.workgroups
+
+    def _prepare_io(self) -> dict:
+        """Raw (HWC float32) staging buffers and the conversion dispatches for graph I/O."""
+        import wgpu
+
+        dev, g = self.ctx.device, self.graph
+        io = {"in": {}, "out": {}}
+        for t in g.inputs:
+            s4 = shape4(g, t)
+            raw = dev.create_buffer(
+                size=max(16, s4.rows * s4.w * s4.c * 4),
+                usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST,
+            )
+            d = self._convert_dispatch(
+                "hwc_to_phwc4.wgsl", s4, raw, self._buffers[t], s4.vec4_count
+            )
+            io["in"][t] = (raw, d)
+        for t in g.outputs:
+            s4 = shape4(g, t)
+            nbytes = max(16, s4.rows * s4.w * s4.c * 4)
+            raw = dev.create_buffer(
+                size=nbytes, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+            )
+            read = dev.create_buffer(
+                size=nbytes, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+            )
+            d = self._convert_dispatch(
+                "phwc4_to_hwc.wgsl", s4, self._buffers[t], raw, s4.rows * s4.w * s4.c
+            )
+            io["out"][t] = (raw, read, d)
+        return io
+
+    def _convert_dispatch(self, template: str, s4: Shape4, a, b, count: int):
+        source = render(template, precision=self.precision, rows=s4.rows, w=s4.w, s=s4.s, c=s4.c)
+        pipeline = self._pipeline(source, template)
+        group = self.ctx.device.create_bind_group(
+            layout=pipeline.get_bind_group_layout(0),
+            entries=[
+                {"binding": 0, "resource": {"buffer": a}},
+                {"binding": 1, "resource": {"buffer": b}},
+            ],
+        )
+        return pipeline, group, (ceil_div(count, 64), 1, 1)
+
+    def poison(self, value: float = float("nan")) -> None:
+        """Fill every tensor buffer with `value` (tests: unwritten elements then fail)."""
+        for buf in self._buffers.values():
+            self.ctx.device.queue.write_buffer(buf, 0, np.full(buf.size // 4, value, np.float32))
+
+    # --- run -------------------------------------------------------------------------
+    def _check_feeds(self, feeds) -> dict[int, np.ndarray]:
+        g = self.graph
+        names = {g.tensors[t].name: t for t in g.inputs}
+        if not isinstance(feeds, dict):
+            feeds = dict(zip(names, feeds, strict=False))
+        out = {}
+        for name, t in names.items():
+            if name not in feeds:
+                raise ValueError(f"missing input '{name}' (inputs: {list(names)})")
+            a = np.asarray(feeds[name])
+            want = g.tensors[t].shape
+            if a.shape != want:
+                raise ValueError(f"input '{name}': shape {a.shape}, expected {want}")
+            if a.dtype.kind != "f":
+                raise ValueError(f"input '{name}': dtype {a.dtype}, expected float32")
+            out[t] = np.ascontiguousarray(a, np.float32)
+        extra = set(feeds) - set(names)
+        if extra:
+            raise ValueError(f"unknown inputs {sorted(extra)} (inputs: {list(names)})")
+        return out
+
+    def run(self, feeds, sync: str | None = None) -> dict[str, np.ndarray]:
+        """Run on numpy inputs (by name or in order); returns outputs by name."""
+        sync = sync or self.sync
+        if sync not in SYNC_MODES:
+            raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
+        values = self._check_feeds(feeds)
+        stats = RunStats()
+        t0 = time.perf_counter()
+        dev, g = self.ctx.device, self.graph
+        for t, a in values.items():
+            dev.queue.write_buffer(self._io["in"][t][0], 0, a)
+            stats.uploads += 1
+        encoder = dev.create_command_encoder()
+        pass_ = encoder.begin_compute_pass()
+        for t in values:
+            self._record(pass_, [self._io["in"][t][1]], stats)
+        for step in self.steps:
+            if isinstance(step, _GpuSegment):
+                self._record(pass_, step.dispatches, stats)
+                continue
+            pass_.end()  # CPU fallback: finish what is queued, run the op, go on
+            self._submit_and_wait(encoder, sync, stats)
+            self._run_on_cpu(step.op_index, stats)
+            encoder = dev.create_command_encoder()
+            pass_ = encoder.begin_compute_pass()
+        for t in g.outputs:
+            self._record(pass_, [self._io["out"][t][2]], stats)
+        pass_.end()
+        for t in g.outputs:
+            raw, read, _ = self._io["out"][t]
+            encoder.copy_buffer_to_buffer(raw, 0, read, 0, raw.size)
+        stats.encode_ms += (time.perf_counter() - t0) * 1e3
+        self._submit_and_wait(encoder, sync, stats, maps=[self._io["out"][t][1] for t in g.outputs])
+        result = {}
+        for t in g.outputs:
+            read = self._io["out"][t][1]
+            n = int(np.prod(g.tensors[t].shape))
+            result[g.tensors[t].name] = (
+                np.frombuffer(read.read_mapped(), np.float32, n).reshape(g.tensors[t].shape).copy()
+            )
+            read.unmap()
+            stats.readbacks += 1
+        stats.total_ms = (time.perf_counter() - t0) * 1e3
+        self.stats = stats
+        return result
+
+    def _record(self, pass_, dispatches, stats: RunStats) -> None:
+        for pipeline, group, grid in dispatches:
+            pass_.set_pipeline(pipeline)
+            pass_.set_bind_group(0, group)
+            pass_.dispatch_workgroups(*grid)
+            stats.dispatches += 1
+
+    def _submit_and_wait(self, encoder, sync: str, stats: RunStats, maps=()) -> None:
+        import wgpu
+
+        dev = self.ctx.device
+        dev.queue.submit([encoder.finish()])
+        stats.submits += 1
+        w0, c0 = time.perf_counter(), time.process_time()
+        if not maps:  # nothing to map: wait on a tiny buffer copy
+            maps = [self._fence()]
+        if sync == "sleep":
+            for buf in maps:
+                buf.map_sync(wgpu.MapMode.READ)
+        else:
+            promises = [buf.map_async(wgpu.MapMode.READ) for buf in maps]
+            while any(p._state.startswith("pending") for p in promises):
+                dev._poll(False)
+            for p in promises:
+                p.sync_wait()
+        if maps and maps[0] is getattr(self, "_fence_buf", None):
+            maps[0].unmap()
+        stats.wait_ms += (time.perf_counter() - w0) * 1e3
+        stats.wait_cpu_ms += (time.process_time() - c0) * 1e3
+
+    def _fence(self):
+        import wgpu
+
+        if not hasattr(self, "_fence_buf"):
+            self._fence_buf = self.ctx.device.create_buffer(
+                size=16, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+            )
+        return self._fence_buf
+
+    def _run_on_cpu(self, op_index: int, stats: RunStats) -> None:
+        """Run one op with the reference kernel: read its inputs back, upload its outputs."""
+        g = self.graph
+        op = g.ops[op_index]
+        inputs = [None if t < 0 else self._read_tensor(t) for t in op.inputs]
+        stats.readbacks += sum(1 for t in op.inputs if t >= 0 and not g.tensors[t].is_constant)
+        outputs = reference_kernels.kernel(op.type)(op, inputs)
+        for t, value in zip(op.outputs, outputs, strict=True):
+            self._write_tensor(t, value)
+            stats.uploads += 1
+
+    def _read_tensor(self, t: int) -> np.ndarray:
+        tensor = self.graph.tensors[t]
+        if tensor.is_constant:
+            return tensor.data
+        s4 = shape4(self.graph, t)
+        dt = np.float16 if self.precision == "fp16" else np.float32
+        raw = self.ctx.device.queue.read_buffer(self._buffers[t])
+        phwc4 = np.frombuffer(raw, dt, s4.vec4_count * 4).reshape(s4.s, s4.rows, s4.w, 4)
+        hwc = phwc4.transpose(1, 2, 0, 3).reshape(s4.rows, s4.w, s4.s * 4)[:, :, : s4.c]
+        return hwc.astype(np.float32).reshape(tensor.shape)
+
+    def _write_tensor(self, t: int, value: np.ndarray) -> None:
+        s4 = shape4(self.graph, t)
+        dt = np.float16 if self.precision == "fp16" else np.float32
+        hwc = np.zeros((s4.rows, s4.w, s4.s * 4), dt)
+        hwc[:, :, : s4.c] = np.asarray(value).reshape(s4.rows, s4.w, s4.c)
+        phwc4 = np.ascontiguousarray(hwc.reshape(s4.rows, s4.w, s4.s, 4).transpose(2, 0, 1, 3))
+        self.ctx.device.queue.write_buffer(self._buffers[t], 0, phwc4)
+
+
+def _apply_transforms(graph: Graph) -> Graph:
+    try:
+        from engine.transforms import run_all
+    except ImportError:
+        return graph
+    return run_all(graph)

@@ -1,0 +1,137 @@
+"""Kernel specs: pure code generators, as in the TFLite GPU delegate.
+
+A `Kernel` reads one op's attributes and tensor shapes and returns one or more
+`Dispatch` objects (WGSL source, bindings, work group count). It never touches
+the GPU; the runtime creates buffers, pipelines and bind groups from them.
+
+Several kernels may serve one op type: `select()` returns the first whose
+`accepts()` is true, in registration order by `priority` (specialised first,
+the generic one accepts everything it can run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.memory.layout import phwc4_shape, slices
+from engine.model.ir import Graph, Op
+
+
+@dataclass(frozen=True, eq=False)
+class Binding:
+    """Binding i of group 0: a tensor read, a tensor written, or packed constants."""
+
+    role: str  # "in" | "out" | "const"
+    tensor: int = -1  # tensor id for "in"/"out"
+    data: np.ndarray | None = None  # packed float32 constants for "const"
+    space: str = "storage"  # "storage" or "uniform" for "const"
+
+
+@dataclass(frozen=True, eq=False)
+class Dispatch:
+    kernel: str  # kernel name, for stats and profiles
+    source: str  # rendered WGSL; also the pipeline cache key
+    bindings: tuple[Binding, ...]
+    workgroups: tuple[int, int, int]
+    op_index: int = -1
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What a kernel may specialise on besides the op."""
+
+    precision: str = "fp32"  # "fp32" | "fp16" (storage and arithmetic type)
+    max_uniform_bytes: int = 65536
+    max_workgroup_invocations: int = 256
+
+    @property
+    def wgsl_type(self) -> str:
+        return "f16" if self.precision == "fp16" else "f32"
+
+
+@dataclass(frozen=True)
+class Shape4:
+    """A tensor's PHWC4 geometry: B*H rows of W pixels, C channels in S slices."""
+
+    b: int
+    h: int
+    w: int
+    c: int
+
+    @property
+    def s(self) -> int:
+        return slices(self.c)
+
+    @property
+    def rows(self) -> int:  # batch folds into height
+        return self.b * self.h
+
+    @property
+    def vec4_count(self) -> int:
+        return self.rows * self.w * self.s
+
+
+def shape4(graph: Graph, tensor: int) -> Shape4:
+    return Shape4(*phwc4_shape(graph.tensors[tensor].shape))
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class Kernel:
+    """Base class: subclasses set `name`, `op_types`, `priority` and implement build()."""
+
+    name = "kernel"
+    op_types: tuple[str, ...] = ()
+    priority = 100  # lower is tried first
+
+    def accepts(self, op: Op, graph: Graph) -> bool:
+        return True
+
+    def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
+        raise NotImplementedError
+
+
+@dataclass
+class _Registry:
+    kernels: dict[str, list[Kernel]] = field(default_factory=dict)
+
+
+_REGISTRY = _Registry()
+
+
+def register(cls: type[Kernel]) -> type[Kernel]:
+    """Class decorator: add a kernel for its op types, kept sorted by priority."""
+    inst = cls()
+    for op_type in cls.op_types:
+        lst = _REGISTRY.kernels.setdefault(op_type, [])
+        lst.append(inst)
+        lst.sort(key=lambda k: k.priority)
+    return cls
+
+
+def candidates(op_type: str) -> list[Kernel]:
+    _load()
+    return list(_REGISTRY.kernels.get(op_type, []))
+
+
+def select(op: Op, graph: Graph) -> Kernel | None:
+    """The first registered kernel that accepts `op`, or None (CPU fallback)."""
+    for k in candidates(op.type):
+        if k.accepts(op, graph):
+            return k
+    return None
+
+
+def gpu_op_types() -> set[str]:
+    _load()
+    return set(_REGISTRY.kernels)
+
+
+def _load() -> None:
+    import engine.gpu.kernels as pkg
+
+    pkg.load_all()

@@ -1,0 +1,134 @@
+"""CONV_2D on PHWC4 buffers.
+
+Weights are packed at load into mat4x4 blocks [dst slice][ky][kx][src slice]
+(column j = output lane j). They go in a uniform buffer when they fit the
+binding limit (3-4x faster than storage reads on lavapipe, see
+docs/benchmarks.md); larger layers are split by output slices into several
+dispatches, each with its own uniform block, rather than read from storage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.codegen import render
+from engine.gpu.kernels import epilogue
+from engine.gpu.kernels.base import (
+    Binding,
+    BuildContext,
+    Dispatch,
+    Kernel,
+    ceil_div,
+    register,
+    shape4,
+)
+from engine.model.ir import Graph, Op
+from engine.reference.padding import pad_before
+
+MAT4_BYTES = 64
+
+
+def pack_conv_weights(w: np.ndarray) -> np.ndarray:
+    """[O, kH, kW, I] -> [S_out, kH, kW, S_in, 4 (out lane), 4 (in lane)] float32, zero padded."""
+    o, kh, kw, i = w.shape
+    so, si = ceil_div(o, 4), ceil_div(i, 4)
+    padded = np.zeros((so * 4, kh, kw, si * 4), np.float32)
+    padded[:o, :, :, :i] = w
+    blocks = padded.reshape(so, 4, kh, kw, si, 4)  # [so, lane_o, kh, kw, si, lane_i]
+    return np.ascontiguousarray(blocks.transpose(0, 2, 3, 4, 1, 5))
+
+
+def pack_bias(b: np.ndarray | None, channels: int) -> np.ndarray:
+    out = np.zeros(ceil_div(channels, 4) * 4, np.float32)
+    if b is not None:
+        out[:channels] = b
+    return out.reshape(-1, 4)
+
+
+def conv_padding(op: Op, in_hw: tuple[int, int], k_hw: tuple[int, int]) -> tuple[int, int]:
+    """(top, left) zero padding: explicit (from a merged PAD) or TFLite SAME/VALID."""
+    if "explicit_padding" in op.attrs:
+        top, _, left, _ = op.attrs["explicit_padding"]
+        return top, left
+    a = op.attrs
+    return (
+        pad_before(a["padding"], in_hw[0], k_hw[0], a["stride_h"], a.get("dilation_h_factor", 1)),
+        pad_before(a["padding"], in_hw[1], k_hw[1], a["stride_w"], a.get("dilation_w_factor", 1)),
+    )
+
+
+@register
+class Conv2D(Kernel):
+    """Generic convolution: any kernel size, stride, dilation, padding."""
+
+    name = "conv2d"
+    op_types = ("CONV_2D",)
+    priority = 100
+
+    def accepts(self, op: Op, graph: Graph) -> bool:
+        return graph.tensors[op.inputs[1]].is_constant
+
+    def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
+        src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+        w = graph.tensors[op.inputs[1]].data
+        bias_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
+        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        _, kh, kw, _ = w.shape
+        packed = pack_conv_weights(w)
+        biases = pack_bias(bias, dst.c)
+        top, left = conv_padding(op, (src.h, src.w), (kh, kw))
+        per_slice = kh * kw * src.s * MAT4_BYTES
+        group = max(1, min(dst.s, ctx.max_uniform_bytes // per_slice))
+        space = "uniform" if per_slice <= ctx.max_uniform_bytes else "storage, read"
+        if space != "uniform":
+            group = dst.s
+        bx = 4 if dst.w >= 16 else 1
+        wg = (8, 4, 1)
+        dispatches = []
+        for base in range(0, dst.s, group):
+            n = min(group, dst.s - base)
+            steps, extra = epilogue.build(op, graph, first_binding=4)
+            source = render(
+                "conv2d.wgsl",
+                precision=ctx.precision,
+                weight_space=space,
+                weight_count=n * kh * kw * src.s,
+                dst_slices=n,
+                slice_base=base,
+                in_w=src.w,
+                in_h=src.h,
+                in_rows=src.rows,
+                src_slices=src.s,
+                out_w=dst.w,
+                out_h=dst.h,
+                out_rows=dst.rows,
+                bx=bx,
+                kh=kh,
+                kw=kw,
+                stride_h=op.attrs["stride_h"],
+                stride_w=op.attrs["stride_w"],
+                dil_h=op.attrs.get("dilation_h_factor", 1),
+                dil_w=op.attrs.get("dilation_w_factor", 1),
+                pad_top=top,
+                pad_left=left,
+                wg=wg,
+                steps=steps,
+            )
+            bindings = (
+                Binding("in", tensor=op.inputs[0]),
+                Binding("out", tensor=op.outputs[0]),
+                Binding(
+                    "const", data=packed[base : base + n].reshape(-1), space=space.split(",")[0]
+                ),
+                Binding(
+                    "const", data=biases[base : base + n].reshape(-1), space=space.split(",")[0]
+                ),
+                *extra,
+            )
+            grid = (
+                ceil_div(ceil_div(dst.w, bx), wg[0]),
+                ceil_div(dst.rows, wg[1]),
+                ceil_div(n, wg[2]),
+            )
+            dispatches.append(Dispatch(self.name, source, bindings, grid))
+        return dispatches

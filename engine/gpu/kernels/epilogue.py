@@ -1,0 +1,70 @@
+"""Epilogues: what a kernel does to each output vec4 before storing it.
+
+An op's epilogue is its own fused activation plus whatever the fusion
+transforms appended in `op.attrs["epilogue"]`: a tuple of steps
+  ("act", NAME)          activation (RELU, RELU6, TANH, LOGISTIC, HARD_SWISH...)
+  ("add", TENSOR_ID)     element-wise add of another tensor (e.g. a residual)
+  ("mul", TENSOR_ID)     element-wise multiply (e.g. squeeze-excite gating)
+  ("prelu", TENSOR_ID)   PReLU with per-channel slopes
+An operand is either the output's own shape (indexed like the output) or one
+value per channel ([C], [1,1,C], [1,1,1,C]: indexed by slice).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.codegen import activation_expr
+from engine.gpu.kernels.base import Binding, shape4
+from engine.model.ir import Graph, Op
+
+
+def steps_of(op: Op) -> list[tuple]:
+    steps: list[tuple] = []
+    act = op.attrs.get("fused_activation_function", "NONE")
+    # TFLite's float kernels clamp to CalculateActivationRange, which is
+    # (-inf, inf) for TANH and SIGN_BIT: as a *fused* activation they do nothing.
+    if act not in ("NONE", "TANH", "SIGN_BIT"):
+        steps.append(("act", act))
+    steps.extend(op.attrs.get("epilogue", ()))
+    return steps
+
+
+def build(op: Op, graph: Graph, first_binding: int) -> tuple[list[dict], list[Binding]]:
+    """Template steps and the extra bindings (from `first_binding` on) they need."""
+    out = shape4(graph, op.outputs[0])
+    steps, bindings = [], []
+    for kind, arg in steps_of(op):
+        if kind == "act":
+            steps.append({"kind": "act", "expr": activation_expr(arg), "binding": None})
+            continue
+        tensor = graph.tensors[arg]
+        name = f"ep{len(bindings)}"
+        per_channel = shape4(graph, arg) != out
+        if per_channel and int(np.prod(tensor.shape)) != out.c:
+            raise ValueError(
+                f"epilogue operand {tensor.name} {tensor.shape} is neither {out} nor per-channel"
+            )
+        if tensor.is_constant:
+            binding = Binding(
+                "const", data=_pack_channels(tensor.data, out.c) if per_channel else None
+            )
+            if not per_channel:
+                raise ValueError(
+                    f"constant full-size epilogue operand {tensor.name} is not supported"
+                )
+        else:
+            binding = Binding("in", tensor=arg)
+        index = "s" if per_channel else f"(s * {out.rows}u + row) * {out.w}u + x"
+        steps.append(
+            {"kind": kind, "name": name, "index": index, "binding": first_binding + len(bindings)}
+        )
+        bindings.append(binding)
+    return steps, bindings
+
+
+def _pack_channels(values: np.ndarray, channels: int) -> np.ndarray:
+    """Per-channel constants as vec4 slices, zero padded."""
+    flat = np.zeros(-(-channels // 4) * 4, np.float32)
+    flat[:channels] = np.asarray(values, np.float32).reshape(-1)[:channels]
+    return flat

@@ -1,0 +1,24 @@
+// Element-wise epilogue shared by every kernel that writes a tensor.
+// Steps (from engine/gpu/kernels/epilogue.py): activation, add/mul of another
+// tensor (residual, broadcast per channel or per element), PReLU slopes.
+// Callers define `s` (output slice), `row` and `x` before `apply`.
+
+{% macro declare(steps) %}
+{% for st in steps if st.binding is not none %}
+@group(0) @binding({{ st.binding }}) var<storage, read> {{ st.name }}: array<vec4<T>>;
+{% endfor %}
+{% endmacro %}
+
+{% macro apply(steps) %}
+{% for st in steps %}
+{% if st.kind == "act" %}
+    v = {{ st.expr }};
+{% elif st.kind == "add" %}
+    v = v + {{ st.name }}[{{ st.index }}];
+{% elif st.kind == "mul" %}
+    v = v * {{ st.name }}[{{ st.index }}];
+{% elif st.kind == "prelu" %}
+    v = max(v, vec4<T>(0.0)) + {{ st.name }}[{{ st.index }}] * min(v, vec4<T>(0.0));
+{% endif %}
+{% endfor %}
+{% endmacro %}

@@ -1,0 +1,18 @@
+{% include "common.wgsl" %}
+// Upload: a row-major [rows, W, C] float32 array -> PHWC4 slices (zero padded).
+@group(0) @binding(0) var<storage, read> raw: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.x;  // vec4 index in PHWC4 order: (s * ROWS + row) * W + x
+  if (i >= {{ rows * w * s }}u) { return; }
+  let pix = i % {{ rows * w }}u;
+  let s = i / {{ rows * w }}u;
+  var v = vec4<T>(0.0);
+  for (var lane = 0u; lane < 4u; lane++) {
+    let c = s * 4u + lane;
+    if (c < {{ c }}u) { v[lane] = T(raw[pix * {{ c }}u + c]); }
+  }
+  dst[i] = v;
+}

@@ -1,0 +1,13 @@
+{% include "common.wgsl" %}
+// Download: PHWC4 slices -> a row-major [rows, W, C] float32 array.
+@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(1) var<storage, read_write> raw: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.x;  // element index in row-major order
+  if (i >= {{ rows * w * c }}u) { return; }
+  let c = i % {{ c }}u;
+  let pix = i / {{ c }}u;
+  raw[i] = f32(src[(c / 4u) * {{ rows * w }}u + pix][c % 4u]);
+}
