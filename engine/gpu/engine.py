@@ -103,7 +103,7 @@ class Engine:
 
     # --- compile ---------------------------------------------------------------------
     def _compile(self) -> None:
-        g, dev = self.graph, self.ctx.device
+        g = self.graph
         t0 = time.perf_counter()
         plan: list[tuple[int, list[Dispatch]] | _CpuStep] = []
         self.fallback_ops: list[str] = []
