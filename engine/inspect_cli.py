@@ -53,14 +53,12 @@ def summarize(graph: Graph, with_memory: bool = False) -> dict:
 
 
 def _memory_report(graph: Graph) -> list[dict]:
-    from dataclasses import asdict
-
     from engine.memory import plan_all, usage_records
 
     report = []
     for precision, width in (("fp32", 4), ("fp16", 2)):
         for stats in plan_all(usage_records(graph, bytes_per_element=width)):
-            report.append({"precision": precision, **asdict(stats)})
+            report.append({"precision": precision, **stats.as_dict()})
     return report
 
 

@@ -35,3 +35,16 @@ def test_bad_file_is_one_line_exit_2(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and str(bad) in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_memory_table(capsys):
+    path = model_file("face_detection_short_range")
+    assert main([str(path), "--memory", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["memory"]
+    by_name = {(r["precision"], r["strategy"]): r for r in rows}
+    for precision in ("fp32", "fp16"):
+        naive = by_name[(precision, "naive")]
+        for name in ("greedy", "greedy_by_size", "mincostflow", "arena"):
+            row = by_name[(precision, name)]
+            assert row["lower_bound"] <= row["total_bytes"] <= naive["total_bytes"]
+    assert by_name[("fp16", "naive")]["total_bytes"] * 2 == by_name[("fp32", "naive")]["total_bytes"]
