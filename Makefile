@@ -1,0 +1,71 @@
+# webgpu-ar: two commands on a fresh machine
+#   make demo   system packages, .venv, models, sample media, then face detection on the still
+#   make test   the same set-up, then ruff (lint + format check) and pytest
+# Every target is idempotent: a second run only re-checks (stamps, checksums, frame counts).
+
+PYTHON ?= python3
+VENV   ?= .venv
+EXTRAS ?= test
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.stamp-install
+PYTEST_ARGS ?= -q
+
+.PHONY: all setup venv models assets demo test lint format clean distclean help
+
+all: demo
+
+help:
+	@echo "make demo       set everything up, run face detection on assets/astronaut.png -> out/demo.png"
+	@echo "make test       set everything up, then ruff check, ruff format --check, pytest"
+	@echo "make setup      system packages (mesa-vulkan-drivers, xvfb) via scripts/setup_system.sh"
+	@echo "make venv       $(VENV) with the project installed editable, extras [$(EXTRAS)]"
+	@echo "make models     fetch + checksum the .tflite files (python -m models.fetch)"
+	@echo "make assets     make assets/astronaut.png and assets/sample.mp4"
+	@echo "make lint       ruff check + ruff format --check"
+	@echo "make format     ruff format + ruff check --fix"
+	@echo "make clean      remove out/ and caches;  make distclean: also $(VENV), models, media"
+
+setup:
+	@PYTHON=$(PYTHON) bash scripts/setup_system.sh
+
+# The venv is rebuilt only when pyproject.toml changes (stamp file inside the venv).
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	@touch $@
+	@echo "$(VENV): installed webgpu-ar[$(EXTRAS)]"
+
+# Same name as the folder, so `make .venv` works too.
+$(VENV): $(STAMP)
+
+models: $(STAMP)
+	$(PY) -m models.fetch
+
+assets: $(STAMP)
+	$(PY) -m assets.make_sample
+
+demo: setup $(STAMP) models assets
+	$(PY) -m app.demo_still --model models/face_detection_short_range.tflite \
+		--image assets/astronaut.png --output out/demo.png
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+test: setup $(STAMP) models assets lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf out build .pytest_cache .ruff_cache .hypothesis *.egg-info
+	find . -name __pycache__ -type d -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) models/.cache assets/.cache
+	rm -f models/*.tflite assets/astronaut.png assets/sample.mp4
