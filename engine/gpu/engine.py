@@ -35,9 +35,12 @@ from engine.gpu.kernels.base import (
     select,
     shape4,
 )
+from engine.gpu.storage import View, allocate, plan_memory
+from engine.memory import ArenaPlan
 from engine.model.importer import load_tflite
-from engine.model.ir import Graph
+from engine.model.ir import Graph, tensors_read
 from engine.reference import registry as reference_kernels
+from engine.reference.fused import has_extras, run_with_extras
 
 SYNC_MODES = ("sleep", "spin")
 
@@ -77,6 +80,7 @@ class Engine:
         adapter: str | None = None,
         precision: str = "fp32",
         sync: str = "sleep",
+        planner: str | None = None,
         transforms: bool = True,
     ):
         if precision not in ("fp32", "fp16"):
@@ -86,7 +90,7 @@ class Engine:
         self.ctx = context or shared_context(adapter)
         if precision == "fp16" and not self.ctx.has_f16:
             raise DeviceError(f"{self.ctx.name} lacks shader-f16; use precision='fp32'")
-        self.precision, self.sync = precision, sync
+        self.precision, self.sync, self.planner = precision, sync, planner
         self.source_graph = graph
         self.graph = _apply_transforms(graph) if transforms else graph
         self.build_ctx = BuildContext(
@@ -123,7 +127,10 @@ class Engine:
                 raise ModelError(f"{g.name}: op #{i} {op.type}: {exc}") from None
         t1 = time.perf_counter()
         self._elem_bytes = 2 if self.precision == "fp16" else 4
-        self._buffers = self._allocate()
+        alignment = self.ctx.limit("min-storage-buffer-offset-alignment", 256)
+        self.memory = plan_memory(g, self.planner, self._elem_bytes, alignment)
+        self._arena = isinstance(self.memory.plan, ArenaPlan)
+        self._buffers = allocate(self.ctx.device, g, self.memory, self._elem_bytes)
         self._modules: dict[str, object] = {}
         self._pipelines: dict[str, object] = {}
         self.steps: list[_GpuSegment | _CpuStep] = []
@@ -141,19 +148,6 @@ class Engine:
         self.dispatch_count = sum(
             len(s.dispatches) for s in self.steps if isinstance(s, _GpuSegment)
         )
-
-    def _allocate(self) -> dict[int, object]:
-        """One PHWC4 buffer per non-constant tensor (naive plan)."""
-        import wgpu
-
-        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-        buffers = {}
-        for t, tensor in enumerate(self.graph.tensors):
-            if tensor.is_constant:
-                continue
-            size = max(16, shape4(self.graph, t).vec4_count * 4 * self._elem_bytes)
-            buffers[t] = self.ctx.device.create_buffer(size=size, usage=usage, label=tensor.name)
-        return buffers
 
     def _pipeline(self, source: str, label: str):
         if source not in self._pipelines:
@@ -179,17 +173,28 @@ class Engine:
         return self.ctx.device.create_buffer_with_data(data=padded, usage=usage)
 
     def _prepare(self, d: Dispatch):
-        pipeline = self._pipeline(d.source, d.kernel)
-        entries = []
-        for i, b in enumerate(d.bindings):
-            buf = self._const_buffer(b) if b.role == "const" else self._buffers[b.tensor]
-            entries.append(
-                {"binding": i, "resource": {"buffer": buf, "offset": 0, "size": buf.size}}
-            )
-        group = self.ctx.device.create_bind_group(
-            layout=pipeline.get_bind_group_layout(0), entries=entries
-        )
-        return pipeline, group, d.workgroups
+        source = d.source
+        if self._arena:
+            # Tensors are ranges of one buffer; a WebGPU usage scope forbids binding a
+            # buffer read-only and read-write at once, but allows several read-write.
+            source = source.replace("var<storage, read>", "var<storage, read_write>")
+        pipeline = self._pipeline(source, d.kernel)
+        views = []
+        for b in d.bindings:
+            if b.role == "const":
+                buf = self._const_buffer(b)
+                views.append(View(buf, 0, buf.size))
+            else:
+                views.append(self._buffers[b.tensor])
+        return pipeline, self._bind_group(pipeline, views), d.workgroups
+
+    def _bind_group(self, pipeline, views: list[View]):
+        entries = [
+            {"binding": i, "resource": {"buffer": v.buffer, "offset": v.offset, "size": v.size}}
+            for i, v in enumerate(views)
+        ]
+        layout = pipeline.get_bind_group_layout(0)
+        return self.ctx.device.create_bind_group(layout=layout, entries=entries)
 
     def _prepare_io(self) -> dict:
         """Raw (HWC float32) staging buffers and the conversion dispatches for graph I/O."""
@@ -222,22 +227,20 @@ class Engine:
             io["out"][t] = (raw, read, d)
         return io
 
-    def _convert_dispatch(self, template: str, s4: Shape4, a, b, count: int):
+    def _convert_dispatch(self, template: str, s4: Shape4, src, dst, count: int):
+        """An upload/download conversion; `src`/`dst` are Views or whole raw buffers."""
         source = render(template, precision=self.precision, rows=s4.rows, w=s4.w, s=s4.s, c=s4.c)
+        if self._arena:
+            source = source.replace("var<storage, read>", "var<storage, read_write>")
         pipeline = self._pipeline(source, template)
-        group = self.ctx.device.create_bind_group(
-            layout=pipeline.get_bind_group_layout(0),
-            entries=[
-                {"binding": 0, "resource": {"buffer": a}},
-                {"binding": 1, "resource": {"buffer": b}},
-            ],
-        )
-        return pipeline, group, (ceil_div(count, 64), 1, 1)
+        views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
+        return pipeline, self._bind_group(pipeline, views), (ceil_div(count, 64), 1, 1)
 
     def poison(self, value: float = float("nan")) -> None:
         """Fill every tensor buffer with `value` (tests: unwritten elements then fail)."""
-        for buf in self._buffers.values():
-            self.ctx.device.queue.write_buffer(buf, 0, np.full(buf.size // 4, value, np.float32))
+        for view in self._buffers.values():
+            filler = np.full(view.size // 4, value, np.float32)
+            self.ctx.device.queue.write_buffer(view.buffer, view.offset, filler)
 
     # --- run -------------------------------------------------------------------------
     def _check_feeds(self, feeds) -> dict[int, np.ndarray]:
@@ -350,9 +353,11 @@ class Engine:
         """Run one op with the reference kernel: read its inputs back, upload its outputs."""
         g = self.graph
         op = g.ops[op_index]
-        inputs = [None if t < 0 else self._read_tensor(t) for t in op.inputs]
-        stats.readbacks += sum(1 for t in op.inputs if t >= 0 and not g.tensors[t].is_constant)
-        outputs = reference_kernels.kernel(op.type)(op, inputs)
+        values = {t: self._read_tensor(t) for t in set(tensors_read(op))}
+        stats.readbacks += sum(1 for t in values if not g.tensors[t].is_constant)
+        inputs = [None if t < 0 else values[t] for t in op.inputs]
+        fn = reference_kernels.kernel(op.type)
+        outputs = run_with_extras(fn, op, inputs, values) if has_extras(op) else fn(op, inputs)
         for t, value in zip(op.outputs, outputs, strict=True):
             self._write_tensor(t, value)
             stats.uploads += 1
@@ -363,7 +368,8 @@ class Engine:
             return tensor.data
         s4 = shape4(self.graph, t)
         dt = np.float16 if self.precision == "fp16" else np.float32
-        raw = self.ctx.device.queue.read_buffer(self._buffers[t])
+        view = self._buffers[t]
+        raw = self.ctx.device.queue.read_buffer(view.buffer, view.offset, view.size)
         phwc4 = np.frombuffer(raw, dt, s4.vec4_count * 4).reshape(s4.s, s4.rows, s4.w, 4)
         hwc = phwc4.transpose(1, 2, 0, 3).reshape(s4.rows, s4.w, s4.s * 4)[:, :, : s4.c]
         return hwc.astype(np.float32).reshape(tensor.shape)
@@ -374,7 +380,8 @@ class Engine:
         hwc = np.zeros((s4.rows, s4.w, s4.s * 4), dt)
         hwc[:, :, : s4.c] = np.asarray(value).reshape(s4.rows, s4.w, s4.c)
         phwc4 = np.ascontiguousarray(hwc.reshape(s4.rows, s4.w, s4.s, 4).transpose(2, 0, 1, 3))
-        self.ctx.device.queue.write_buffer(self._buffers[t], 0, phwc4)
+        view = self._buffers[t]
+        self.ctx.device.queue.write_buffer(view.buffer, view.offset, phwc4)
 
 
 def _apply_transforms(graph: Graph) -> Graph:

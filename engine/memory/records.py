@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.memory.layout import phwc4_bytes, texture_extent
-from engine.model.ir import Graph
+from engine.model.ir import Graph, tensors_read
 
 Extent = tuple[int, int, int]
 
@@ -66,7 +66,7 @@ def usage_records(graph: Graph, bytes_per_element: int = 4) -> list[TensorUsage]
             if t >= 0 and t not in excluded and not graph.tensors[t].is_constant:
                 first.setdefault(t, i)
                 last.setdefault(t, i)
-        for t in op.inputs:
+        for t in tensors_read(op):  # inputs and fused epilogue operands
             if t in last:
                 last[t] = max(last[t], i)
     records = []

@@ -24,7 +24,7 @@ import tflite
 
 from engine.errors import ModelError
 from engine.model import schema
-from engine.model.ir import Graph, Op, Quantization, Tensor
+from engine.model.ir import Graph, Op, Quantization, Tensor, compact
 from engine.model.sparse import densify
 
 
@@ -196,24 +196,4 @@ def _fold_constants(graph: Graph) -> Graph:
             )
             continue
         kept.append(op)
-    return _drop_unused(Graph(tensors, kept, list(graph.inputs), list(graph.outputs), graph.name))
-
-
-def _drop_unused(graph: Graph) -> Graph:
-    """Keep only tensors the ops or the graph's inputs/outputs use; renumber ids."""
-    used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0}
-    used |= set(graph.inputs) | set(graph.outputs)
-    order = sorted(used)
-    new_id = {old: new for new, old in enumerate(order)}
-    remap = lambda ids: tuple(new_id[t] if t >= 0 else -1 for t in ids)  # noqa: E731
-    ops = [
-        Op(o.type, remap(o.inputs), remap(o.outputs), o.attrs, o.custom, o.custom_options)
-        for o in graph.ops
-    ]
-    return Graph(
-        tensors=[graph.tensors[t] for t in order],
-        ops=ops,
-        inputs=list(remap(graph.inputs)),
-        outputs=list(remap(graph.outputs)),
-        name=graph.name,
-    )
+    return compact(Graph(tensors, kept, list(graph.inputs), list(graph.outputs), graph.name))

@@ -75,9 +75,8 @@ class Graph:
         """Map tensor id -> indices of the ops that read it, in order."""
         readers: dict[int, list[int]] = {}
         for i, op in enumerate(self.ops):
-            for t in op.inputs:
-                if t >= 0:
-                    readers.setdefault(t, []).append(i)
+            for t in tensors_read(op):
+                readers.setdefault(t, []).append(i)
         return readers
 
     def producers(self) -> dict[int, int]:
@@ -94,6 +93,39 @@ class Graph:
         for op in self.ops:
             hist[op.type] = hist.get(op.type, 0) + 1
         return dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def tensors_read(op: Op) -> list[int]:
+    """Every tensor an op reads: its inputs and its epilogue operands (from fusion)."""
+    extra = [arg for kind, arg in op.attrs.get("epilogue", ()) if kind != "act"]
+    return [t for t in op.inputs if t >= 0] + extra
+
+
+def compact(graph: Graph) -> Graph:
+    """Drop tensors nothing uses (ops, epilogues, graph I/O) and renumber the rest in order."""
+    used = {t for op in graph.ops for t in tensors_read(op) + list(op.outputs)}
+    used |= set(graph.inputs) | set(graph.outputs)
+    new_id = {old: new for new, old in enumerate(sorted(used))}
+
+    def remap(ids) -> tuple[int, ...]:
+        return tuple(new_id[t] if t >= 0 else -1 for t in ids)
+
+    ops = []
+    for op in graph.ops:
+        attrs = op.attrs
+        if "epilogue" in attrs:
+            steps = tuple((k, a if k == "act" else new_id[a]) for k, a in attrs["epilogue"])
+            attrs = {**attrs, "epilogue": steps}
+        ops.append(
+            Op(op.type, remap(op.inputs), remap(op.outputs), attrs, op.custom, op.custom_options)
+        )
+    return Graph(
+        tensors=[graph.tensors[t] for t in sorted(used)],
+        ops=ops,
+        inputs=list(remap(graph.inputs)),
+        outputs=list(remap(graph.outputs)),
+        name=graph.name,
+    )
 
 
 def graphs_equal(a: Graph, b: Graph) -> list[str]:

@@ -1,0 +1,61 @@
+"""What graph transforms add to ops, run the plain numpy way.
+
+- attrs["explicit_padding"] = (top, bottom, left, right): zero-pad the input
+  (padded taps are zeros that count, as after a real PAD), then run the op
+  with VALID padding;
+- attrs["epilogue"]: steps applied to the op's output in order:
+  ("act", NAME), ("add", TENSOR), ("mul", TENSOR), ("prelu", SLOPES).
+This keeps the kernels themselves plain TFLite and makes a transformed graph
+runnable by the oracle, so every transform is checked against the original.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from engine.model.ir import Op
+
+_ACTIVATIONS = {
+    "RELU": lambda v: np.maximum(v, 0),
+    "RELU6": lambda v: np.clip(v, 0, 6),
+    "RELU_N1_TO_1": lambda v: np.clip(v, -1, 1),
+    "TANH": np.tanh,
+    "LOGISTIC": lambda v: 1 / (1 + np.exp(-v)),
+    "HARD_SWISH": lambda v: v * np.clip(v + 3, 0, 6) / 6,
+}
+
+
+def has_extras(op: Op) -> bool:
+    return "explicit_padding" in op.attrs or bool(op.attrs.get("epilogue"))
+
+
+def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
+    """Call reference kernel `fn` on `op`, honouring explicit padding and epilogue steps."""
+    if "explicit_padding" in op.attrs:
+        top, bottom, left, right = op.attrs["explicit_padding"]
+        args = [np.pad(args[0], ((0, 0), (top, bottom), (left, right), (0, 0)))] + args[1:]
+        attrs = {k: v for k, v in op.attrs.items() if k != "explicit_padding"}
+        op = replace(op, attrs={**attrs, "padding": "VALID"})
+    epilogue = op.attrs.get("epilogue", ())
+    outs = fn(op, args)
+    if not epilogue:
+        return outs
+    v = outs[0]
+    for kind, arg in epilogue:
+        if kind == "act":
+            v = _ACTIVATIONS[arg](v)
+            continue
+        other = values[arg]
+        if other.shape != v.shape and other.size == v.shape[-1]:
+            other = other.reshape(v.shape[-1])  # per-channel operand
+        if kind == "add":
+            v = v + other
+        elif kind == "mul":
+            v = v * other
+        elif kind == "prelu":
+            v = np.maximum(v, 0) + other * np.minimum(v, 0)
+        else:
+            raise ValueError(f"unknown epilogue step {kind}")
+    return [v.astype(outs[0].dtype, copy=False)] + outs[1:]

@@ -1,0 +1,89 @@
+"""Op type -> numpy kernel registry for the reference interpreter.
+
+A kernel is `fn(op, inputs) -> outputs`: `inputs` holds one array per op input
+(None where the input is omitted, id -1), `outputs` one array per op output.
+Float inputs arrive already in the interpreter's compute dtype; kernels keep it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from engine.errors import ModelError
+from engine.model.ir import Op
+
+Kernel = Callable[[Op, list[np.ndarray | None]], list[np.ndarray]]
+
+_KERNELS: dict[str, Kernel] = {}
+
+
+def register(*op_types: str) -> Callable[[Kernel], Kernel]:
+    """Decorator: make `fn` the reference kernel of each op type given."""
+
+    def wrap(fn: Kernel) -> Kernel:
+        for t in op_types:
+            if t in _KERNELS:
+                raise ValueError(f"reference kernel for {t} registered twice")
+            _KERNELS[t] = fn
+        return fn
+
+    return wrap
+
+
+def kernel(op_type: str) -> Kernel | None:
+    """The kernel registered for `op_type`, or None."""
+    _load_families()
+    return _KERNELS.get(op_type)
+
+
+def supported_ops() -> set[str]:
+    """Every op type (builtin names and custom codes) with a reference kernel."""
+    _load_families()
+    return set(_KERNELS)
+
+
+def _load_families() -> None:
+    # Importing the family modules runs their @register decorators.
+    from engine.reference import (  # noqa: F401
+        conv,
+        elementwise,
+        pooling,
+        resize,
+        shape,
+        softmax,
+    )
+
+
+# Shared helpers for kernels --------------------------------------------------
+
+_ACTIVATIONS: dict[str, tuple[float, float] | None] = {
+    "NONE": None,
+    "RELU": (0.0, np.inf),
+    "RELU6": (0.0, 6.0),
+    "RELU_N1_TO_1": (-1.0, 1.0),
+    # TFLite's float kernels build their clamp range with CalculateActivationRange,
+    # which maps every other value (TANH, SIGN_BIT) to (-inf, inf): no activation.
+    "TANH": None,
+    "SIGN_BIT": None,
+}
+
+
+def fused_activation(x: np.ndarray, op: Op) -> np.ndarray:
+    """Apply the op's fused_activation_function the way TFLite's float kernels do."""
+    name = op.attrs.get("fused_activation_function", "NONE")
+    if name not in _ACTIVATIONS:
+        raise ModelError(f"{op.type}: unknown fused activation {name!r}")
+    bounds = _ACTIVATIONS[name]
+    if bounds is None:
+        return x
+    lo, hi = bounds
+    return np.clip(x, lo, hi) if np.isfinite(hi) else np.maximum(x, lo)
+
+
+def const_ints(a: np.ndarray | None, what: str, op: Op) -> list[int]:
+    """An int tensor input (axes, paddings, shapes) as a flat list of Python ints."""
+    if a is None:
+        raise ModelError(f"{op.type}: missing {what} input")
+    return [int(v) for v in np.asarray(a).reshape(-1)]

@@ -1,0 +1,45 @@
+"""Graph transforms, run in one ordered list before GPU compilation.
+
+Order matters: identities go first (they hide fusion chances), PAD merges
+before the conv's epilogue grows, constant folding before activation fusion
+(folding needs a conv without activation), element-wise fusion last.
+`ENGINE_DEBUG=1` prints each pass's result and the op counts before/after.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine.model.ir import Graph, compact
+from engine.transforms.base import PassResult
+from engine.transforms.drop_identities import drop_identities
+from engine.transforms.fold_constants import fold_mul_add
+from engine.transforms.fuse import fuse_activations, fuse_elementwise
+from engine.transforms.merge_pad import merge_pad
+
+PASSES = (drop_identities, merge_pad, fold_mul_add, fuse_activations, fuse_elementwise)
+
+
+def run_all(graph: Graph, passes=PASSES) -> Graph:
+    """Apply `passes` in order; returns the transformed graph."""
+    graph, _ = run_with_log(graph, passes)
+    return graph
+
+
+def run_with_log(graph: Graph, passes=PASSES) -> tuple[Graph, list[PassResult]]:
+    before = len(graph.ops)
+    log = []
+    for fn in passes:
+        graph, result = fn(graph)
+        log.append(result)
+    graph = compact(graph)
+    if os.environ.get("ENGINE_DEBUG", "0") >= "1":
+        print(f"[engine] transforms on {graph.name}: {before} ops -> {len(graph.ops)} ops")
+        for result in log:
+            print(f"[engine]   {result}")
+        if os.environ.get("ENGINE_DEBUG", "0") >= "2":
+            for i, op in enumerate(graph.ops):
+                print(
+                    f"[engine]   #{i} {op.type} {op.inputs} -> {op.outputs} {op.attrs.get('epilogue', '')}"
+                )
+    return graph, log

@@ -1,0 +1,108 @@
+"""Fuse element-wise work into the epilogue of the op that produces its input.
+
+- fuse_activations: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH and
+  PRELU (constant slopes) after a producer -> the producer's epilogue;
+- fuse_elementwise: ADD / MUL of two tensors where one comes from a producer
+  whose only reader is this op (e.g. a residual add after a conv) -> the
+  producer's epilogue adds / multiplies the other tensor, then applies the
+  ADD's own fused activation.
+The producer must write no graph output in between, and its result must have
+exactly one reader. Epilogue steps live in op.attrs["epilogue"] (see
+engine/gpu/kernels/epilogue.py); the reference interpreter applies them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.memory.layout import phwc4_shape
+from engine.model.ir import Graph
+from engine.transforms.base import PassResult, sole_consumer, with_attrs
+
+# Producers whose GPU kernels apply the epilogue.
+PRODUCERS = {
+    "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "Convolution2DTransposeBias",
+    "FULLY_CONNECTED", "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM",
+    "MAX_POOL_2D", "AVERAGE_POOL_2D", "CONCATENATION",
+}  # fmt: skip
+ACTIVATIONS = {"RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH"}
+
+
+def _fuse_into(graph: Graph, producer: int, consumer: int, steps: tuple) -> Graph:
+    """Producer takes the consumer's output and appends `steps`; the consumer goes."""
+    p, c = graph.ops[producer], graph.ops[consumer]
+    fused = with_attrs(p, epilogue=tuple(p.attrs.get("epilogue", ())) + steps)
+    fused = replace(fused, outputs=c.outputs)
+    ops = [fused if i == producer else op for i, op in enumerate(graph.ops) if i != consumer]
+    return graph.__class__(graph.tensors, ops, list(graph.inputs), list(graph.outputs), graph.name)
+
+
+def _producer_of(graph: Graph, tensor: int) -> int | None:
+    index = graph.producers().get(tensor)
+    if index is None or graph.ops[index].type not in PRODUCERS:
+        return None
+    if len(graph.ops[index].outputs) != 1:
+        return None
+    return index
+
+
+def fuse_activations(graph: Graph) -> tuple[Graph, PassResult]:
+    result = PassResult("fuse_activations")
+    i = 0
+    while i < len(graph.ops):
+        op = graph.ops[i]
+        step = None
+        if op.type in ACTIVATIONS:
+            step = ("act", op.type)
+        elif op.type == "PRELU" and graph.tensors[op.inputs[1]].is_constant:
+            alpha = graph.tensors[op.inputs[1]]
+            channels = phwc4_shape(graph.tensors[op.outputs[0]].shape)[3]
+            if alpha.size == channels:
+                step = ("prelu", op.inputs[1])
+            else:
+                result.declined.append(f"#{i} PRELU slopes are not per channel")
+        producer = _producer_of(graph, op.inputs[0]) if step else None
+        if step and producer is not None and sole_consumer(graph, op.inputs[0]) == i:
+            graph = _fuse_into(graph, producer, i, (step,))
+            result.applied += 1
+            continue
+        i += 1
+    return graph, result
+
+
+def fuse_elementwise(graph: Graph) -> tuple[Graph, PassResult]:
+    result = PassResult("fuse_elementwise")
+    i = 0
+    while i < len(graph.ops):
+        op = graph.ops[i]
+        fused = False
+        if op.type in ("ADD", "MUL") and len(op.inputs) == 2:
+            out_shape = phwc4_shape(graph.tensors[op.outputs[0]].shape)
+            for side in (0, 1):
+                mine, other = op.inputs[side], op.inputs[1 - side]
+                producer = _producer_of(graph, mine)
+                if producer is None or sole_consumer(graph, mine) != i:
+                    continue
+                if phwc4_shape(graph.tensors[mine].shape) != out_shape:
+                    continue  # the producer's output must be the full-size operand
+                other_shape = phwc4_shape(graph.tensors[other].shape)
+                per_channel = other_shape[:3] == (1, 1, 1) and other_shape[3] == out_shape[3]
+                if other_shape != out_shape and not per_channel:
+                    continue
+                other_producer = graph.producers().get(other, -1)
+                if other_producer > producer:
+                    continue  # not computed yet when the producer runs
+                if graph.tensors[other].is_constant and not per_channel:
+                    continue
+                act = op.attrs.get("fused_activation_function", "NONE")
+                steps = ((op.type.lower(), other),)
+                if act not in ("NONE", "TANH", "SIGN_BIT"):  # TFLite: fused TANH is a no-op
+                    steps += (("act", act),)
+                steps += tuple(op.attrs.get("epilogue", ()))  # what was fused into this op
+                graph = _fuse_into(graph, producer, i, steps)
+                result.applied += 1
+                fused = True
+                break
+        if not fused:
+            i += 1
+    return graph, result

@@ -1,0 +1,176 @@
+"""Each transform: applied and declined cases; transformed graphs give the reference
+interpreter's original outputs (hand-made graphs and every fetched model)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.model.importer import load_tflite
+from engine.model.ir import Graph, Op, Tensor
+from engine.reference import Interpreter
+from engine.transforms import run_with_log
+from engine.transforms.drop_identities import drop_identities
+from engine.transforms.fold_constants import fold_mul_add
+from engine.transforms.fuse import fuse_activations, fuse_elementwise
+from engine.transforms.merge_pad import merge_pad
+from tests.conftest import fetched_models
+
+RNG = np.random.default_rng(7)
+CONV = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "dilation_w_factor": 1,
+        "dilation_h_factor": 1, "fused_activation_function": "NONE"}  # fmt: skip
+
+
+class Builder:
+    """A tiny graph builder for hand-made cases."""
+
+    def __init__(self):
+        self.tensors, self.ops = [], []
+
+    def tensor(self, shape, data=None, name=None):
+        name = name or f"t{len(self.tensors)}"
+        dtype = "float32" if data is None else np.asarray(data).dtype.name
+        self.tensors.append(Tensor(name, tuple(shape), dtype, data))
+        return len(self.tensors) - 1
+
+    def const(self, data):
+        data = np.asarray(data)
+        return self.tensor(data.shape, data)
+
+    def op(self, op_type, inputs, out_shape, **attrs):
+        out = self.tensor(out_shape)
+        self.ops.append(Op(op_type, tuple(inputs), (out,), attrs))
+        return out
+
+    def conv(self, x, cin, cout, shape, k=3, **attrs):
+        w = self.const(RNG.standard_normal((cout, k, k, cin)).astype(np.float32))
+        b = self.const(RNG.standard_normal(cout).astype(np.float32))
+        return self.op("CONV_2D", (x, w, b), shape, **{**CONV, **attrs})
+
+    def graph(self, inputs, outputs):
+        return Graph(self.tensors, self.ops, list(inputs), list(outputs), "hand-made")
+
+
+def same_outputs(before: Graph, after: Graph, rtol=1e-4):
+    feeds = {
+        before.tensors[t].name: RNG.uniform(-1, 1, before.tensors[t].shape).astype(np.float32)
+        for t in before.inputs
+    }
+    want = Interpreter(before, dtype=np.float64).run(feeds)
+    got = Interpreter(after, dtype=np.float64).run(feeds)
+    assert want.keys() == got.keys()
+    for name in want:
+        scale = max(1.0, float(np.abs(want[name]).max()))
+        np.testing.assert_allclose(got[name], want[name], atol=rtol * scale, rtol=0)
+
+
+def test_fuse_activation_and_residual_add():
+    b = Builder()
+    x = b.tensor((1, 6, 6, 4))
+    c = b.conv(x, 4, 4, (1, 6, 6, 4))
+    r = b.op("RELU", (c,), (1, 6, 6, 4))
+    c2 = b.conv(r, 4, 4, (1, 6, 6, 4))
+    s = b.op("ADD", (c2, r), (1, 6, 6, 4), fused_activation_function="RELU6")
+    g = b.graph([x], [s])
+    g1, res = fuse_activations(g)
+    assert res.applied == 1 and len(g1.ops) == 3
+    g2, res = fuse_elementwise(g1)
+    assert res.applied == 1 and [op.type for op in g2.ops] == ["CONV_2D", "CONV_2D"]
+    assert g2.ops[1].attrs["epilogue"] == (("add", r), ("act", "RELU6"))
+    same_outputs(g, g2)
+
+
+def test_fusion_declined_when_producer_output_has_two_readers():
+    b = Builder()
+    x = b.tensor((1, 5, 5, 3))
+    c = b.conv(x, 3, 3, (1, 5, 5, 3))
+    r = b.op("RELU", (c,), (1, 5, 5, 3))
+    s = b.op("ADD", (c, r), (1, 5, 5, 3), fused_activation_function="NONE")
+    g = b.graph([x], [s])
+    g1, res = fuse_activations(g)
+    assert res.applied == 0
+    same_outputs(g, g1)
+
+
+def test_prelu_fused_as_epilogue():
+    b = Builder()
+    x = b.tensor((1, 4, 4, 6))
+    c = b.conv(x, 6, 6, (1, 4, 4, 6))
+    alpha = b.const(RNG.uniform(0, 0.5, (1, 1, 6)).astype(np.float32))
+    p = b.op("PRELU", (c, alpha), (1, 4, 4, 6))
+    g = b.graph([x], [p])
+    g1, res = fuse_activations(g)
+    assert res.applied == 1 and g1.ops[0].attrs["epilogue"] == (("prelu", alpha),)
+    same_outputs(g, g1)
+
+
+@pytest.mark.parametrize(
+    "reader", ["CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D"]
+)
+def test_merge_pad(reader):
+    b = Builder()
+    x = b.tensor((1, 7, 6, 4))
+    pads = b.const(np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32))
+    p = b.op("PAD", (x, pads), (1, 10, 9, 4))
+    if reader == "CONV_2D":
+        y = b.conv(p, 4, 5, (1, 4, 4, 5), padding="VALID", stride_w=2, stride_h=2)
+    elif reader == "DEPTHWISE_CONV_2D":
+        w = b.const(RNG.standard_normal((1, 3, 3, 4)).astype(np.float32))
+        y = b.op("DEPTHWISE_CONV_2D", (p, w, -1), (1, 10, 9, 4), **{**CONV, "depth_multiplier": 1})
+    else:
+        y = b.op(reader, (p,), (1, 5, 4, 4), padding="VALID", stride_w=2, stride_h=2,
+                 filter_width=2, filter_height=2, fused_activation_function="NONE")  # fmt: skip
+    g = b.graph([x], [y])
+    g1, res = merge_pad(g)
+    assert res.applied == 1 and len(g1.ops) == 1
+    assert "explicit_padding" in g1.ops[0].attrs
+    same_outputs(g, g1)
+
+
+def test_merge_pad_declines_channel_padding():
+    b = Builder()
+    x = b.tensor((1, 4, 4, 4))
+    pads = b.const(np.array([[0, 0], [0, 0], [0, 0], [0, 4]], np.int32))
+    p = b.op("PAD", (x, pads), (1, 4, 4, 8))
+    y = b.conv(p, 8, 4, (1, 4, 4, 4))
+    g1, res = merge_pad(b.graph([x], [y]))
+    assert res.applied == 0 and "spatial" in res.declined[0]
+
+
+@pytest.mark.parametrize("kind", ["MUL", "ADD"])
+def test_fold_mul_add_into_conv(kind):
+    b = Builder()
+    x = b.tensor((1, 5, 5, 3))
+    c = b.conv(x, 3, 6, (1, 5, 5, 6))
+    k = b.const(RNG.uniform(0.5, 2, (6,)).astype(np.float32))
+    y = b.op(kind, (c, k), (1, 5, 5, 6), fused_activation_function="RELU")
+    g = b.graph([x], [y])
+    g1, res = fold_mul_add(g)
+    assert res.applied == 1 and len(g1.ops) == 1
+    assert g1.ops[0].attrs["fused_activation_function"] == "RELU"
+    same_outputs(g, g1)
+
+
+def test_drop_identity_reshape_and_decline_graph_output():
+    b = Builder()
+    x = b.tensor((1, 4, 4, 8))
+    c = b.conv(x, 8, 8, (1, 4, 4, 8))
+    r = b.op("RESHAPE", (c, b.const(np.array([4, 4, 8], np.int32))), (4, 4, 8))
+    y = b.op("RELU", (r,), (4, 4, 8))
+    r2 = b.op("RESHAPE", (y, b.const(np.array([1, 4, 4, 8], np.int32))), (1, 4, 4, 8))
+    g = b.graph([x], [r2])
+    g1, res = drop_identities(g)
+    assert res.applied == 1 and res.declined == ["#2 RESHAPE writes a graph output"]
+    same_outputs(g, g1)
+
+
+@pytest.mark.parametrize("path", fetched_models(), ids=[p.stem for p in fetched_models()])
+def test_all_transforms_keep_model_outputs(path):
+    graph = load_tflite(path)
+    try:
+        Interpreter(graph)
+    except Exception as exc:  # custom ops without a reference kernel
+        pytest.skip(f"reference cannot run {path.name}: {exc}")
+    after, log = run_with_log(graph)
+    assert len(after.ops) < len(graph.ops)
+    same_outputs(graph, after)
