@@ -64,9 +64,20 @@ class _CpuStep:
     op_index: int
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A dispatch ready to record: pipeline, bind group, work group count."""
+
+    pipeline: object
+    group: object
+    grid: tuple[int, int, int]
+    op_index: int = -1  # -1: upload/download conversion
+    kernel: str = ""
+
+
 @dataclass
 class _GpuSegment:
-    dispatches: list[tuple[object, object, tuple[int, int, int]]] = field(default_factory=list)
+    dispatches: list[_Prepared] = field(default_factory=list)
 
 
 class Engine:
@@ -92,7 +103,16 @@ class Engine:
             raise DeviceError(f"{self.ctx.name} lacks shader-f16; use precision='fp32'")
         self.precision, self.sync, self.planner = precision, sync, planner
         self.source_graph = graph
+        t0 = time.perf_counter()
         self.graph = _apply_transforms(graph) if transforms else graph
+        self._init_clock = {
+            "transforms": time.perf_counter() - t0,
+            "kernel_codegen": 0.0,
+            "planning": 0.0,
+            "shaders_and_pipelines": 0.0,
+            "weight_upload": 0.0,
+            "bind_groups_and_buffers": 0.0,
+        }
         self.build_ctx = BuildContext(
             precision=precision,
             max_uniform_bytes=self.ctx.limit("max-uniform-buffer-binding-size", 65536),
@@ -130,6 +150,7 @@ class Engine:
         alignment = self.ctx.limit("min-storage-buffer-offset-alignment", 256)
         self.memory = plan_memory(g, self.planner, self._elem_bytes, alignment)
         self._arena = isinstance(self.memory.plan, ArenaPlan)
+        t_plan = time.perf_counter()
         self._buffers = allocate(self.ctx.device, g, self.memory, self._elem_bytes)
         self._modules: dict[str, object] = {}
         self._pipelines: dict[str, object] = {}
@@ -141,16 +162,23 @@ class Engine:
             if not self.steps or not isinstance(self.steps[-1], _GpuSegment):
                 self.steps.append(_GpuSegment())
             for d in item[1]:
-                self.steps[-1].dispatches.append(self._prepare(d))
+                self.steps[-1].dispatches.append(self._prepare(d, op_index=item[0]))
         self._io = self._prepare_io()
         t2 = time.perf_counter()
-        self.init_ms = {"kernels": (t1 - t0) * 1e3, "pipelines_and_buffers": (t2 - t1) * 1e3}
+        clock = self._init_clock
+        clock["kernel_codegen"] = t1 - t0
+        clock["planning"] = t_plan - t1
+        clock["bind_groups_and_buffers"] = (
+            t2 - t_plan - clock["shaders_and_pipelines"] - clock["weight_upload"]
+        )
+        self.init_ms = {k: v * 1e3 for k, v in clock.items()}
         self.dispatch_count = sum(
             len(s.dispatches) for s in self.steps if isinstance(s, _GpuSegment)
         )
 
     def _pipeline(self, source: str, label: str):
         if source not in self._pipelines:
+            t0 = time.perf_counter()
             dev = self.ctx.device
             try:
                 module = dev.create_shader_module(code=source, label=label)
@@ -159,6 +187,7 @@ class Engine:
                 )
             except Exception as exc:
                 raise DeviceError(f"kernel {label}: shader failed to compile: {exc}") from None
+            self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
         return self._pipelines[source]
 
     def _const_buffer(self, b: Binding):
@@ -170,9 +199,12 @@ class Engine:
         usage = wgpu.BufferUsage.UNIFORM if b.space == "uniform" else wgpu.BufferUsage.STORAGE
         padded = np.zeros(max(16, ceil_div(data.nbytes, 16) * 16) // data.itemsize, data.dtype)
         padded[: data.size] = data.reshape(-1)
-        return self.ctx.device.create_buffer_with_data(data=padded, usage=usage)
+        t0 = time.perf_counter()
+        buf = self.ctx.device.create_buffer_with_data(data=padded, usage=usage)
+        self._init_clock["weight_upload"] += time.perf_counter() - t0
+        return buf
 
-    def _prepare(self, d: Dispatch):
+    def _prepare(self, d: Dispatch, op_index: int) -> _Prepared:
         source = d.source
         if self._arena:
             # Tensors are ranges of one buffer; a WebGPU usage scope forbids binding a
@@ -186,7 +218,9 @@ class Engine:
                 views.append(View(buf, 0, buf.size))
             else:
                 views.append(self._buffers[b.tensor])
-        return pipeline, self._bind_group(pipeline, views), d.workgroups
+        return _Prepared(
+            pipeline, self._bind_group(pipeline, views), d.workgroups, op_index, d.kernel
+        )
 
     def _bind_group(self, pipeline, views: list[View]):
         entries = [
@@ -234,7 +268,8 @@ class Engine:
             source = source.replace("var<storage, read>", "var<storage, read_write>")
         pipeline = self._pipeline(source, template)
         views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
-        return pipeline, self._bind_group(pipeline, views), (ceil_div(count, 64), 1, 1)
+        grid = (ceil_div(count, 64), 1, 1)
+        return _Prepared(pipeline, self._bind_group(pipeline, views), grid, -1, template)
 
     def poison(self, value: float = float("nan")) -> None:
         """Fill every tensor buffer with `value` (tests: unwritten elements then fail)."""
@@ -311,10 +346,10 @@ class Engine:
         return result
 
     def _record(self, pass_, dispatches, stats: RunStats) -> None:
-        for pipeline, group, grid in dispatches:
-            pass_.set_pipeline(pipeline)
-            pass_.set_bind_group(0, group)
-            pass_.dispatch_workgroups(*grid)
+        for d in dispatches:
+            pass_.set_pipeline(d.pipeline)
+            pass_.set_bind_group(0, d.group)
+            pass_.dispatch_workgroups(*d.grid)
             stats.dispatches += 1
 
     def _submit_and_wait(self, encoder, sync: str, stats: RunStats, maps=()) -> None:

@@ -48,7 +48,10 @@ def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
             v = _ACTIVATIONS[arg](v)
             continue
         other = values[arg]
-        if other.shape != v.shape and other.size == v.shape[-1]:
+        if other.shape[:-1] == v.shape[:-1] and other.shape[-1] < v.shape[-1]:
+            pad = [(0, 0)] * (other.ndim - 1) + [(0, v.shape[-1] - other.shape[-1])]
+            other = np.pad(other, pad)  # a folded channel PAD: zeros beyond its channels
+        elif other.shape != v.shape and other.size == v.shape[-1]:
             other = other.reshape(v.shape[-1])  # per-channel operand
         if kind == "add":
             v = v + other

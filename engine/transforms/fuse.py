@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph
 from engine.transforms.base import PassResult, sole_consumer, with_attrs
@@ -70,39 +72,76 @@ def fuse_activations(graph: Graph) -> tuple[Graph, PassResult]:
     return graph, result
 
 
+def _channel_pad_source(graph: Graph, tensor: int, reader: int) -> int | None:
+    """If `tensor` is a zero PAD of the last dim only (at the end), read only by op
+    `reader`, return the PAD's input: an add can read it directly, zero beyond it."""
+    index = graph.producers().get(tensor)
+    if index is None or graph.ops[index].type != "PAD" or sole_consumer(graph, tensor) != reader:
+        return None
+    pad = graph.ops[index]
+    amounts = graph.tensors[pad.inputs[1]]
+    if not amounts.is_constant:
+        return None
+    pads = np.asarray(amounts.data).reshape(-1, 2)
+    if pads[:-1].any() or pads[-1, 0] != 0:
+        return None
+    return pad.inputs[0]
+
+
+def _fuse_pair(graph: Graph, i: int, result: PassResult) -> Graph | None:
+    """Fuse ADD/MUL op `i` into the producer of one operand, or None."""
+    op = graph.ops[i]
+    out_shape = phwc4_shape(graph.tensors[op.outputs[0]].shape)
+    for side in (0, 1):
+        mine, other = op.inputs[side], op.inputs[1 - side]
+        producer = _producer_of(graph, mine)
+        if producer is None or sole_consumer(graph, mine) != i:
+            continue
+        if phwc4_shape(graph.tensors[mine].shape) != out_shape:
+            continue  # the producer's output must be the full-size operand
+        dropped = None
+        if op.type == "ADD":
+            source = _channel_pad_source(graph, other, i)
+            if source is not None:
+                dropped, other = graph.producers()[other], source
+        other_shape = phwc4_shape(graph.tensors[other].shape)
+        per_channel = other_shape[:3] == (1, 1, 1) and other_shape[3] == out_shape[3]
+        fewer_channels = other_shape[:3] == out_shape[:3] and other_shape[3] < out_shape[3]
+        if (
+            other_shape != out_shape
+            and not per_channel
+            and not (dropped is not None and fewer_channels)
+        ):
+            continue
+        if graph.tensors[other].is_constant and not per_channel:
+            continue
+        act = op.attrs.get("fused_activation_function", "NONE")
+        steps = ((op.type.lower(), other),)
+        if act not in ("NONE", "TANH", "SIGN_BIT"):  # TFLite: fused TANH is a no-op
+            steps += (("act", act),)
+        steps += tuple(op.attrs.get("epilogue", ()))  # what was fused into this op
+        # Run the producer right before op i: its only reader is op i, so moving it
+        # later is safe, and then `other` (and the PAD's input) is already computed.
+        rest = [k for k in range(len(graph.ops)) if k not in (producer, i, dropped)]
+        p = sum(1 for k in rest if k < i)
+        order = rest[:p] + [producer, i] + rest[p:]
+        moved = Graph(graph.tensors, [graph.ops[k] for k in order], list(graph.inputs),
+                      list(graph.outputs), graph.name)  # fmt: skip
+        result.applied += 1
+        return _fuse_into(moved, p, p + 1, steps)
+    return None
+
+
 def fuse_elementwise(graph: Graph) -> tuple[Graph, PassResult]:
     result = PassResult("fuse_elementwise")
     i = 0
     while i < len(graph.ops):
         op = graph.ops[i]
-        fused = False
+        fused = None
         if op.type in ("ADD", "MUL") and len(op.inputs) == 2:
-            out_shape = phwc4_shape(graph.tensors[op.outputs[0]].shape)
-            for side in (0, 1):
-                mine, other = op.inputs[side], op.inputs[1 - side]
-                producer = _producer_of(graph, mine)
-                if producer is None or sole_consumer(graph, mine) != i:
-                    continue
-                if phwc4_shape(graph.tensors[mine].shape) != out_shape:
-                    continue  # the producer's output must be the full-size operand
-                other_shape = phwc4_shape(graph.tensors[other].shape)
-                per_channel = other_shape[:3] == (1, 1, 1) and other_shape[3] == out_shape[3]
-                if other_shape != out_shape and not per_channel:
-                    continue
-                other_producer = graph.producers().get(other, -1)
-                if other_producer > producer:
-                    continue  # not computed yet when the producer runs
-                if graph.tensors[other].is_constant and not per_channel:
-                    continue
-                act = op.attrs.get("fused_activation_function", "NONE")
-                steps = ((op.type.lower(), other),)
-                if act not in ("NONE", "TANH", "SIGN_BIT"):  # TFLite: fused TANH is a no-op
-                    steps += (("act", act),)
-                steps += tuple(op.attrs.get("epilogue", ()))  # what was fused into this op
-                graph = _fuse_into(graph, producer, i, steps)
-                result.applied += 1
-                fused = True
-                break
-        if not fused:
+            fused = _fuse_pair(graph, i, result)
+        if fused is None:
             i += 1
+        else:
+            graph = fused
     return graph, result

@@ -6,8 +6,9 @@ transforms appended in `op.attrs["epilogue"]`: a tuple of steps
   ("add", TENSOR_ID)     element-wise add of another tensor (e.g. a residual)
   ("mul", TENSOR_ID)     element-wise multiply (e.g. squeeze-excite gating)
   ("prelu", TENSOR_ID)   PReLU with per-channel slopes
-An operand is either the output's own shape (indexed like the output) or one
-value per channel ([C], [1,1,C], [1,1,1,C]: indexed by slice).
+An operand is the output's own shape (indexed like the output), the same
+shape with fewer channels (an add whose channel PAD was folded away: zero
+beyond its slices), or one value per channel ([C], [1,1,C], [1,1,1,C]).
 """
 
 from __future__ import annotations
@@ -38,27 +39,28 @@ def build(op: Op, graph: Graph, first_binding: int) -> tuple[list[dict], list[Bi
         if kind == "act":
             steps.append({"kind": "act", "expr": activation_expr(arg), "binding": None})
             continue
-        tensor = graph.tensors[arg]
+        tensor, operand = graph.tensors[arg], shape4(graph, arg)
         name = f"ep{len(bindings)}"
-        per_channel = shape4(graph, arg) != out
-        if per_channel and int(np.prod(tensor.shape)) != out.c:
-            raise ValueError(
-                f"epilogue operand {tensor.name} {tensor.shape} is neither {out} nor per-channel"
-            )
+        guard = 0
+        if operand == out:
+            index = f"(s * {out.rows}u + row) * {out.w}u + x"
+        elif (operand.b, operand.h, operand.w) == (out.b, out.h, out.w) and operand.c < out.c:
+            index = f"(s * {out.rows}u + row) * {out.w}u + x"  # channel-padded operand
+            guard = operand.s
+            if kind != "add":
+                raise ValueError(f"epilogue {kind} of {tensor.name}: fewer channels only for add")
+        elif int(np.prod(tensor.shape)) == out.c:
+            index = "s"  # one value per channel
+        else:
+            raise ValueError(f"epilogue operand {tensor.name} {tensor.shape} does not fit {out}")
         if tensor.is_constant:
-            binding = Binding(
-                "const", data=_pack_channels(tensor.data, out.c) if per_channel else None
-            )
-            if not per_channel:
-                raise ValueError(
-                    f"constant full-size epilogue operand {tensor.name} is not supported"
-                )
+            if index != "s":
+                raise ValueError(f"constant full-size epilogue operand {tensor.name}")
+            binding = Binding("const", data=_pack_channels(tensor.data, out.c))
         else:
             binding = Binding("in", tensor=arg)
-        index = "s" if per_channel else f"(s * {out.rows}u + row) * {out.w}u + x"
-        steps.append(
-            {"kind": kind, "name": name, "index": index, "binding": first_binding + len(bindings)}
-        )
+        steps.append({"kind": kind, "name": name, "index": index, "guard": guard,
+                      "binding": first_binding + len(bindings)})  # fmt: skip
         bindings.append(binding)
     return steps, bindings
 

@@ -1,0 +1,67 @@
+"""Whole models on the GPU vs the reference interpreter, and under every memory plan."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.gpu.engine import Engine
+from engine.model.importer import load_tflite
+from engine.reference import Interpreter
+from tests.conftest import CORE_MODELS, model_file
+from tests.gpu.util import gpu_context
+
+gpu_context()
+
+PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
+
+
+def _feeds(graph, rng):
+    return {
+        graph.tensors[t].name: rng.uniform(-1, 1, graph.tensors[t].shape).astype(np.float32)
+        for t in graph.inputs
+    }
+
+
+def _astronaut_feeds(graph, rgb):
+    import cv2
+
+    (t,) = graph.inputs
+    _, h, w, _ = graph.tensors[t].shape
+    x = cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    return {graph.tensors[t].name: x[None]}
+
+
+def _assert_close(got: dict, want: dict, tol: float) -> None:
+    for name, ref in want.items():
+        scale = max(1.0, float(np.abs(ref).max()))
+        err = float(np.abs(got[name] - ref).max())
+        assert err <= tol * scale, f"{name}: max|diff| {err:.3g} > {tol * scale:.3g}"
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_core_model_matches_reference(name, astronaut_rgb):
+    graph = load_tflite(model_file(name))
+    engine = Engine(graph)
+    assert engine.fallback_ops == [], f"ops on the CPU: {engine.fallback_ops}"
+    reference = Interpreter(graph)
+    for feeds in (_feeds(graph, np.random.default_rng(0)), _astronaut_feeds(graph, astronaut_rgb)):
+        engine.poison()
+        _assert_close(engine.run(feeds), reference.run(feeds), 1e-4)
+    assert engine.stats.submits == 1
+    assert engine.dispatch_count <= len(graph.ops) // 2 + 2, "transforms should halve dispatches"
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_every_planner_gives_identical_outputs(name):
+    graph = load_tflite(model_file(name))
+    feeds = _feeds(graph, np.random.default_rng(1))
+    outputs = {}
+    for planner in PLANNERS:
+        engine = Engine(graph, planner=planner)
+        engine.poison()
+        outputs[planner] = engine.run(feeds)
+        assert engine.memory.strategy == planner
+    for planner in PLANNERS[1:]:
+        for key, value in outputs["naive"].items():
+            assert np.array_equal(outputs[planner][key], value), f"{planner} differs on {key}"
