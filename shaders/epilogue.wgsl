@@ -22,6 +22,8 @@
     v = v * {{ st.name }}[{{ st.index }}];
 {% elif st.kind == "prelu" %}
     v = max(v, vec4<T>(0.0)) + {{ st.name }}[{{ st.index }}] * min(v, vec4<T>(0.0));
+{% elif st.kind == "mask" %}
+    if (s == {{ st.last }}u) { v = v * vec4<T>({{ st.keep }}); }
 {% endif %}
 {% endfor %}
 {% endmacro %}

@@ -37,6 +37,7 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.storage import View, allocate, plan_memory
 from engine.memory import ArenaPlan
+from engine.memory.layout import phwc4_shape, slices
 from engine.model.importer import load_tflite
 from engine.model.ir import Graph, tensors_read
 from engine.reference import registry as reference_kernels
@@ -57,6 +58,21 @@ class RunStats:
     wait_ms: float = 0.0
     wait_cpu_ms: float = 0.0  # CPU time the waiting thread burned (spin >> sleep)
     total_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class TensorLayout:
+    """A graph input/output on the GPU: element (b, y, x, c) of the PHWC4 shape is vec4
+    ((c // 4) * B*H*W + (b*H + y) * W + x), lane c % 4, from `offset` in `buffer`."""
+
+    name: str
+    shape: tuple[int, ...]  # as the model declares it
+    phwc4: tuple[int, int, int, int]  # (B, H, W, C) it is stored as
+    slices: int
+    precision: str  # element type: fp32 -> f32, fp16 -> f16
+    buffer: object
+    offset: int
+    size: int
 
 
 @dataclass
@@ -345,6 +361,38 @@ class Engine:
         self.stats = stats
         return result
 
+    # --- GPU-resident path -------------------------------------------------------------
+    def tensor_layout(self, name: str) -> TensorLayout:
+        """Where a graph input/output lives on the GPU and how it is laid out (PHWC4)."""
+        g = self.graph
+        for t in list(g.inputs) + list(g.outputs):
+            if g.tensors[t].name == name:
+                view = self._buffers[t]
+                b, h, w, c = phwc4_shape(g.tensors[t].shape)
+                return TensorLayout(name, tuple(g.tensors[t].shape), (b, h, w, c), slices(c),
+                                    self.precision, view.buffer, view.offset, view.size)  # fmt: skip
+        names = [g.tensors[t].name for t in list(g.inputs) + list(g.outputs)]
+        raise ValueError(f"no graph input/output named '{name}' (have: {names})")
+
+    def encode(self, encoder) -> RunStats:
+        """Record the model into a caller's command encoder: one compute pass, no transfers.
+
+        The caller has written the inputs' PHWC4 buffers (see tensor_layout(), e.g.
+        with a pre-process kernel) and reads the outputs' in its own passes.
+        """
+        if any(isinstance(step, _CpuStep) for step in self.steps):
+            raise ModelError(
+                f"{self.graph.name}: ops {self.fallback_ops} run on the CPU; the GPU-resident "
+                "path needs every op on the GPU (use run())"
+            )
+        stats = RunStats()
+        pass_ = encoder.begin_compute_pass()
+        for step in self.steps:
+            self._record(pass_, step.dispatches, stats)
+        pass_.end()
+        self.stats = stats
+        return stats
+
     def _record(self, pass_, dispatches, stats: RunStats) -> None:
         for d in dispatches:
             pass_.set_pipeline(d.pipeline)
@@ -366,7 +414,8 @@ class Engine:
                 buf.map_sync(wgpu.MapMode.READ)
         else:
             promises = [buf.map_async(wgpu.MapMode.READ) for buf in maps]
-            while any(p._state.startswith("pending") for p in promises):
+            # "pending" until the map callback fires ("pending-fulfilled" after it)
+            while any(p._state == "pending" for p in promises):
                 dev._poll(False)
             for p in promises:
                 p.sync_wait()

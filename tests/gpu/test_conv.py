@@ -49,3 +49,18 @@ def test_conv2d_large_weights_split_into_uniform_blocks():
     graph = single_op_graph("CONV_2D", [(1, 6, 5, 128), weights, None], attrs)
     engine = assert_matches(graph, random_feeds(graph, rng))
     assert engine.dispatch_count > 1 + 2  # split conv + upload + download
+
+
+def test_fused_logistic_keeps_padded_lanes_zero():
+    """conv (6 channels) + fused LOGISTIC: sigmoid(0) = 0.5 must not leak into lanes 6, 7."""
+    from engine.transforms import run_all
+
+    rng = np.random.default_rng(5)
+    weights = rng.standard_normal((6, 1, 1, 3)).astype(np.float32)
+    attrs = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "fused_activation_function": "NONE"}
+    graph = single_op_graph("CONV_2D", [(1, 4, 5, 3), weights, None], attrs)
+    conv = graph.ops[0]
+    graph.ops[0] = type(conv)(
+        conv.type, conv.inputs, conv.outputs, {**attrs, "epilogue": (("act", "LOGISTIC"),)}
+    )
+    assert_matches(run_all(graph), random_feeds(graph, rng))

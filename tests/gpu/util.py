@@ -42,4 +42,21 @@ def assert_matches(graph: Graph, feeds: dict, precision: str = "fp32", transform
         err = float(np.abs(out.astype(np.float64) - ref).max()) if ref.size else 0.0
         assert np.isfinite(out).all(), f"{name}: non-finite values (unwritten elements?)"
         assert err <= tol * scale, f"{name}: max|diff| {err:.3g} > {tol * scale:.3g}"
+    if precision == "fp32":
+        assert_padded_lanes_zero(engine)
     return engine
+
+
+def assert_padded_lanes_zero(engine) -> None:
+    """Every graph output's PHWC4 buffer holds exactly 0 in its padded lanes (c >= C):
+    later kernels read whole vec4s (e.g. a channel PAD copies them)."""
+    from engine.gpu.kernels.base import shape4
+
+    g = engine.graph
+    for t in g.outputs:
+        s4 = shape4(g, t)
+        layout = engine.tensor_layout(g.tensors[t].name)
+        raw = engine.ctx.device.queue.read_buffer(layout.buffer, layout.offset, layout.size)
+        lanes = np.frombuffer(raw, np.float32, s4.vec4_count * 4).reshape(-1, 4)
+        last = lanes[(s4.s - 1) * s4.rows * s4.w :]
+        assert (last[:, (s4.c - 1) % 4 + 1 :] == 0).all(), f"{g.tensors[t].name}: padded lanes"

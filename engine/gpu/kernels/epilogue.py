@@ -62,6 +62,10 @@ def build(op: Op, graph: Graph, first_binding: int) -> tuple[list[dict], list[Bi
         steps.append({"kind": kind, "name": name, "index": index, "guard": guard,
                       "binding": first_binding + len(bindings)})  # fmt: skip
         bindings.append(binding)
+    if out.c % 4 and any(st["kind"] == "act" and "sigmoid" in st["expr"] for st in steps):
+        # sigmoid(0) = 0.5: keep the padded lanes of the last slice at zero.
+        keep = ", ".join("1.0" if lane < out.c % 4 else "0.0" for lane in range(4))
+        steps.append({"kind": "mask", "last": out.s - 1, "keep": keep, "binding": None})
     return steps, bindings
 
 
