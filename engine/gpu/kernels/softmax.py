@@ -1,0 +1,48 @@
+"""SOFTMAX over the last axis (the channels of the PHWC4 mapping), with beta.
+
+One invocation per pixel walks its S slices three times: max, sum of
+exp((x - max) * beta) in f32, then the normalised write. Padded lanes take no
+part and are written 0.
+"""
+
+from __future__ import annotations
+
+from engine.gpu.codegen import render
+from engine.gpu.kernels import epilogue
+from engine.gpu.kernels.base import (
+    Binding,
+    BuildContext,
+    Dispatch,
+    Kernel,
+    ceil_div,
+    register,
+    shape4,
+)
+from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
+from engine.model.ir import Graph, Op
+
+WG = 64
+
+
+@register
+class Softmax(Kernel):
+    name = "softmax"
+    op_types = ("SOFTMAX",)
+
+    def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
+        dst = shape4(graph, op.outputs[0])
+        steps, extra = epilogue.build(op, graph, first_binding=2)
+        source = render(
+            "softmax.wgsl",
+            precision=ctx.precision,
+            plane=dst.rows * dst.w,
+            w=dst.w,
+            slices=dst.s,
+            beta=wgsl_float(op.attrs.get("beta", 1.0)),
+            mask=lane_mask(dst.c),
+            wg=WG,
+            steps=steps,
+        )
+        bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
+        grid = (ceil_div(dst.rows * dst.w, WG), 1, 1)
+        return [Dispatch(self.name, source, (*bindings, *extra), grid)]

@@ -1,0 +1,128 @@
+"""Element-wise kernels (binary with broadcasting, activations, PRELU) vs the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.gpu.util import assert_matches, assert_padded_lanes_zero, gpu_context
+from tests.reference.single_op import random_feeds, single_op_graph
+
+ctx = gpu_context()
+
+
+def check(graph, feeds, precision="fp32"):
+    """assert_matches, no CPU fallback, one submit, zero padded lanes (fp32)."""
+    engine = assert_matches(graph, feeds, precision)
+    assert engine.fallback_ops == [] and engine.stats.submits == 1
+    if precision == "fp32":
+        assert_padded_lanes_zero(engine)
+    return engine
+
+
+def const(shape, seed=0, scale=1.0):
+    rng = np.random.default_rng(seed)
+    return np.asarray(rng.standard_normal(shape) * scale, np.float32)
+
+
+BINARY_CASES = [
+    # (op, a, b, fused activation); a shape tuple is a graph input, an array a constant
+    ("ADD", (1, 9, 7, 6), (1, 9, 7, 6), "NONE"),
+    ("ADD", (1, 16, 16, 32), (1, 16, 16, 32), "RELU"),
+    ("SUB", (1, 5, 7, 13), (13,), "RELU6"),
+    ("MUL", (1, 6, 5, 10), (1, 1, 1, 10), "NONE"),  # SE gating: tensor per channel
+    ("MUL", (1, 6, 5, 7), const((1, 1, 1, 7)), "RELU_N1_TO_1"),
+    ("ADD", (1, 4, 5, 9), const(()), "NONE"),  # scalar constant -> literal
+    ("DIV", const(()), (1, 4, 5, 3), "NONE"),  # constant on the left
+    ("MUL", (1, 6, 7, 5), (1, 6, 7, 1), "NONE"),  # C=1 operand: lane 0 replicated
+    ("SUB", (1, 6, 7, 1), (1, 6, 7, 11), "NONE"),
+    ("MAXIMUM", (1, 1, 7, 8), (1, 6, 1, 8), "NONE"),  # both broadcast
+    ("MINIMUM", (2, 3, 4, 5), (2, 1, 1, 5), "RELU"),  # batch > 1
+    ("MUL", (1, 468, 3), const((1,), scale=0.25), "NONE"),  # face_landmark_with_attention
+    ("MUL", (1, 4, 4), const((1, 4, 4)), "NONE"),  # full-shape constant
+    ("ADD", (1, 3, 4, 2), const((3, 4, 2)), "NONE"),
+    ("DIV", (1, 8, 9, 4), (4,), "NONE"),
+    ("ADD", (1, 3, 70, 600), const((600,)), "NONE"),  # 2.4 KB constant in a uniform
+    ("MUL", (1, 2, 3, 17000), const((17000,)), "NONE"),  # 68 KB: storage
+]
+
+
+@pytest.mark.parametrize("case", BINARY_CASES, ids=lambda c: f"{c[0]}-{c[3]}")
+def test_binary(case):
+    op, a, b, act = case
+    graph = single_op_graph(op, [a, b], {"fused_activation_function": act})
+    rng = np.random.default_rng(1)
+    feeds = random_feeds(graph, rng)
+    if op == "DIV":  # keep divisors away from 0
+        feeds = {k: np.where(np.abs(v) < 0.1, 0.5, v).astype(np.float32) for k, v in feeds.items()}
+    check(graph, feeds)
+
+
+def test_constant_operands():
+    """Finite scalars become literals; others a uniform (fp32, <= 64 KiB) or storage array."""
+    from engine.gpu.kernels.base import BuildContext
+    from engine.gpu.kernels.elementwise import const_operand
+
+    fp32, fp16 = BuildContext(), BuildContext(precision="fp16")
+    assert const_operand(np.float32(0.25), fp32) == ("vec4<T>(2.5e-01)", None)
+    assert const_operand(np.float32(np.inf), fp32)[0] == "uniform"
+    assert const_operand(np.float32(1e6), fp16)[0] == "storage"
+    assert const_operand(const((7,)), fp32)[1].data.shape == (8,)
+    assert const_operand(const((7,)), fp16)[0] == "storage"  # vec4<f16> stride 8: no uniform
+    assert const_operand(const((4097 * 4,)), fp32)[0] == "storage"
+
+
+UNARY_OPS = ["RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH", "ELU"]
+
+
+@pytest.mark.parametrize("op", UNARY_OPS)
+@pytest.mark.parametrize("shape", [(1, 7, 9, 5), (1, 12, 1, 8), (1, 256, 1)])
+def test_unary(op, shape):
+    graph = single_op_graph(op, [shape])
+    check(graph, random_feeds(graph, np.random.default_rng(2), scale=8.0))
+
+
+def test_unary_extremes():
+    """Stable forms: no NaN/inf from large |x|; sigmoid(0)=0.5 never leaks into padded lanes."""
+    x = np.array([-1e4, -90, -20, -1e-3, 0, 1e-3, 20, 90, 1e4], np.float32).reshape(1, 1, 3, 3)
+    for op in ("LOGISTIC", "TANH", "ELU", "HARD_SWISH"):
+        graph = single_op_graph(op, [x.shape])
+        check(graph, {"input0": x})
+
+
+@pytest.mark.parametrize("alpha", [0.2, -0.5])
+def test_leaky_relu(alpha):
+    graph = single_op_graph("LEAKY_RELU", [(1, 5, 6, 7)], {"alpha": alpha})
+    check(graph, random_feeds(graph, np.random.default_rng(3)))
+
+
+PRELU_CASES = [
+    ((1, 8, 8, 16), const((1, 1, 16))),  # face_landmark
+    ((1, 5, 6, 7), const((1, 1, 7))),
+    ((1, 5, 6, 7), const((5, 6, 7))),  # full HWC slopes
+    ((1, 5, 6, 3), const((1, 1, 1))),
+    ((1, 4, 5, 6), (1, 1, 6)),  # slopes from a tensor
+]
+
+
+@pytest.mark.parametrize("case", PRELU_CASES, ids=lambda c: str(c[0]))
+def test_prelu(case):
+    x, alpha = case
+    graph = single_op_graph("PRELU", [x, alpha])
+    check(graph, random_feeds(graph, np.random.default_rng(4)))
+
+
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
+@pytest.mark.parametrize(
+    "op,a,b",
+    [("ADD", (1, 6, 7, 10), (1, 6, 7, 10)), ("MUL", (1, 6, 7, 10), const((10,)))],
+)
+def test_binary_fp16(op, a, b):
+    graph = single_op_graph(op, [a, b], {"fused_activation_function": "RELU6"})
+    check(graph, random_feeds(graph, np.random.default_rng(5)), "fp16")
+
+
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
+def test_prelu_fp16():
+    graph = single_op_graph("PRELU", [(1, 5, 6, 7), const((1, 1, 7))])
+    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16")
