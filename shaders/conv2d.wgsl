@@ -1,7 +1,10 @@
 {% import "epilogue.wgsl" as ep %}
 {% include "common.wgsl" %}
 // Generic 2-D convolution over PHWC4 buffers.
-// One invocation: BX neighbouring output pixels of one row, one output slice.
+// One invocation: BX neighbouring output pixels of one row x BS output slices.
+// Kernel taps and the BX x BS accumulators are unrolled at generation time, so
+// every weight index is a constant offset (uniform loads, no local arrays); a
+// tap outside the input reads a clamped pixel multiplied by 0 (no branches).
 // Weights: one mat4x4 per (dst slice, ky, kx, src slice); column j holds the
 // weights of output lane j, so `src * w` gives the four output lanes.
 
@@ -13,46 +16,75 @@
 
 const IN_W: i32 = {{ in_w }};
 const IN_H: i32 = {{ in_h }};
-const IN_ROWS: u32 = {{ in_rows }}u;
+const IN_PLANE: u32 = {{ in_rows * in_w }}u;  // vec4 per source slice
 const SRC_S: u32 = {{ src_slices }}u;
 const OUT_W: u32 = {{ out_w }}u;
 const OUT_H: u32 = {{ out_h }}u;
 const OUT_ROWS: u32 = {{ out_rows }}u;
-const BX: u32 = {{ bx }}u;
+const DST_S: u32 = {{ dst_slices }}u;
+const TAP_STRIDE: u32 = {{ kh * kw }}u * SRC_S;  // mat4 per destination slice
 
 @compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let x0 = gid.x * BX;
+  let x0 = gid.x * {{ bx }}u;
   let row = gid.y;
-  let ls = gid.z;  // slice within this dispatch's weights
-  if (x0 >= OUT_W || row >= OUT_ROWS || ls >= {{ dst_slices }}u) { return; }
-  let batch = row / OUT_H;
+  let ls0 = gid.z * {{ bs }}u;
+  if (x0 >= OUT_W || row >= OUT_ROWS || ls0 >= DST_S) { return; }
+  let in_base = (row / OUT_H) * u32(IN_H);
   let oy = i32(row % OUT_H);
-  var acc: array<vec4<T>, {{ bx }}>;
-  for (var i = 0u; i < BX; i++) { acc[i] = bias[ls]; }
-  for (var ky = 0; ky < {{ kh }}; ky++) {
-    let iy = oy * {{ stride_h }} - {{ pad_top }} + ky * {{ dil_h }};
-    if (iy < 0 || iy >= IN_H) { continue; }
-    let in_row = batch * u32(IN_H) + u32(iy);
-    for (var kx = 0; kx < {{ kw }}; kx++) {
-      let wbase = ((ls * {{ kh }}u + u32(ky)) * {{ kw }}u + u32(kx)) * SRC_S;
-      for (var i = 0u; i < BX; i++) {
-        let ix = i32(x0 + i) * {{ stride_w }} - {{ pad_left }} + kx * {{ dil_w }};
-        if (ix < 0 || ix >= IN_W || x0 + i >= OUT_W) { continue; }
-        var p = in_row * u32(IN_W) + u32(ix);
-        for (var ss = 0u; ss < SRC_S; ss++) {
-          acc[i] += src[p] * weights[wbase + ss];
-          p += IN_ROWS * u32(IN_W);
-        }
+{% for b in range(bs) %}
+  let wb{{ b }} = min(ls0 + {{ b }}u, DST_S - 1u) * TAP_STRIDE;
+{% for i in range(bx) %}
+  var acc{{ b }}_{{ i }} = bias[min(ls0 + {{ b }}u, DST_S - 1u)];
+{% endfor %}
+{% endfor %}
+{% for ky in range(kh) %}
+  {
+    let iy = oy * {{ stride_h }} + {{ ky * dil_h - pad_top }};
+{% if bounds %}
+    let in_y = iy >= 0 && iy < IN_H;
+    let ry = in_base + u32(clamp(iy, 0, IN_H - 1));
+{% else %}
+    let ry = in_base + u32(iy);
+{% endif %}
+{% for kx in range(kw) %}
+    {
+{% for i in range(bx) %}
+      let ix{{ i }} = i32(x0 + {{ i }}u) * {{ stride_w }} + {{ kx * dil_w - pad_left }};
+{% if bounds %}
+      let m{{ i }} = select(T(0.0), T(1.0), in_y && ix{{ i }} >= 0 && ix{{ i }} < IN_W);
+      let p{{ i }} = ry * u32(IN_W) + u32(clamp(ix{{ i }}, 0, IN_W - 1));
+{% else %}
+      let p{{ i }} = ry * u32(IN_W) + u32(ix{{ i }});
+{% endif %}
+{% endfor %}
+      for (var ss = 0u; ss < SRC_S; ss++) {
+        let off = ss * IN_PLANE;
+{% for i in range(bx) %}
+        let s{{ i }} = src[p{{ i }} + off]{% if bounds %} * m{{ i }}{% endif %};
+{% endfor %}
+{% for b in range(bs) %}
+        let w{{ b }} = weights[wb{{ b }} + {{ (ky * kw + kx) }}u * SRC_S + ss];
+{% for i in range(bx) %}
+        acc{{ b }}_{{ i }} += s{{ i }} * w{{ b }};
+{% endfor %}
+{% endfor %}
       }
     }
+{% endfor %}
   }
-  let s = ls + {{ slice_base }}u;
-  for (var i = 0u; i < BX; i++) {
-    let x = x0 + i;
-    if (x >= OUT_W) { break; }
-    var v = acc[i];
+{% endfor %}
+{% for b in range(bs) %}
+  if (ls0 + {{ b }}u < DST_S) {
+    let s = ls0 + {{ b }}u + {{ slice_base }}u;
+{% for i in range(bx) %}
+    if (x0 + {{ i }}u < OUT_W) {
+      let x = x0 + {{ i }}u;
+      var v = acc{{ b }}_{{ i }};
 {{ ep.apply(steps) }}
-    dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+      dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+    }
+{% endfor %}
   }
+{% endfor %}
 }

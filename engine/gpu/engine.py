@@ -75,6 +75,14 @@ class TensorLayout:
     size: int
 
 
+@dataclass(frozen=True)
+class DispatchTime:
+    op_index: int  # -1 for the input/output conversions
+    op_type: str
+    kernel: str
+    ms: float
+
+
 @dataclass
 class _CpuStep:
     op_index: int
@@ -392,6 +400,45 @@ class Engine:
         pass_.end()
         self.stats = stats
         return stats
+
+    def profile(self, feeds) -> list[DispatchTime]:
+        """GPU time of every dispatch of one run, from timestamp queries.
+
+        Each dispatch gets a compute pass of its own with timestamp writes, so the
+        total is a little above a normal run's. Needs the adapter's timestamp-query.
+        """
+        import wgpu
+
+        if not self.ctx.has_timestamps:
+            raise DeviceError(f"{self.ctx.name} has no timestamp-query feature")
+        self.run(feeds)  # uploads the inputs; the profiled pass recomputes from them
+        dispatches = [
+            d for step in self.steps if isinstance(step, _GpuSegment) for d in step.dispatches
+        ]
+        dev, n = self.ctx.device, len(dispatches)
+        queries = dev.create_query_set(type="timestamp", count=2 * n)
+        resolved = dev.create_buffer(
+            size=16 * n, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+        )
+        encoder = dev.create_command_encoder()
+        for i, d in enumerate(dispatches):
+            writes = {"query_set": queries, "beginning_of_pass_write_index": 2 * i,
+                      "end_of_pass_write_index": 2 * i + 1}  # fmt: skip
+            pass_ = encoder.begin_compute_pass(timestamp_writes=writes)
+            self._record(pass_, [d], RunStats())
+            pass_.end()
+        encoder.resolve_query_set(queries, 0, 2 * n, resolved, 0)
+        dev.queue.submit([encoder.finish()])
+        ticks = np.frombuffer(dev.queue.read_buffer(resolved), np.uint64).reshape(n, 2)
+        # wgpu reports timestamps in nanoseconds
+        ms = (ticks[:, 1].astype(np.float64) - ticks[:, 0]) / 1e6
+        ops = self.graph.ops
+        return [
+            DispatchTime(
+                d.op_index, ops[d.op_index].type if d.op_index >= 0 else "io", d.kernel, float(t)
+            )
+            for d, t in zip(dispatches, ms, strict=True)
+        ]
 
     def _record(self, pass_, dispatches, stats: RunStats) -> None:
         for d in dispatches:

@@ -57,6 +57,19 @@ def conv_padding(op: Op, in_hw: tuple[int, int], k_hw: tuple[int, int]) -> tuple
     )
 
 
+def _needs_bounds(src, dst, op: Op, k_hw: tuple[int, int], pad: tuple[int, int]) -> bool:
+    """Can a tap fall outside the input? (Not for VALID convs: then no masks.)"""
+    a = op.attrs
+    for size, out, k, stride, dil, before in (
+        (src.h, dst.h, k_hw[0], a["stride_h"], a.get("dilation_h_factor", 1), pad[0]),
+        (src.w, dst.w, k_hw[1], a["stride_w"], a.get("dilation_w_factor", 1), pad[1]),
+    ):
+        last = (out - 1) * stride + (k - 1) * dil - before
+        if before > 0 or last >= size:
+            return True
+    return False
+
+
 @register
 class Conv2D(Kernel):
     """Generic convolution: any kernel size, stride, dilation, padding."""
@@ -82,8 +95,11 @@ class Conv2D(Kernel):
         space = "uniform" if per_slice <= ctx.max_uniform_bytes else "storage, read"
         if space != "uniform":
             group = dst.s
-        bx = 4 if dst.w >= 16 else 1
-        wg = (8, 4, 1)
+        # 4 pixels x 4 slices per invocation, 8x8 work groups: best of the grid
+        # bx in {2,4,8} x bs in {1,2,4} x wg in {8x4, 8x8, 16x4, 32x1} measured on
+        # lavapipe with /tmp benchmarks (docs/benchmarks.md, "conv kernel").
+        bx, bs, wg = min(4, dst.w), min(4, dst.s), (8, 8, 1)
+        bounds = _needs_bounds(src, dst, op, (kh, kw), (top, left))
         dispatches = []
         for base in range(0, dst.s, group):
             n = min(group, dst.s - base)
@@ -103,6 +119,8 @@ class Conv2D(Kernel):
                 out_h=dst.h,
                 out_rows=dst.rows,
                 bx=bx,
+                bs=bs,
+                bounds=bounds,
                 kh=kh,
                 kw=kw,
                 stride_h=op.attrs["stride_h"],
@@ -128,7 +146,7 @@ class Conv2D(Kernel):
             grid = (
                 ceil_div(ceil_div(dst.w, bx), wg[0]),
                 ceil_div(dst.rows, wg[1]),
-                ceil_div(n, wg[2]),
+                ceil_div(ceil_div(n, bs), wg[2]),
             )
             dispatches.append(Dispatch(self.name, source, bindings, grid))
         return dispatches
