@@ -80,7 +80,7 @@ class DispatchTime:
     op_index: int  # -1 for the input/output conversions
     op_type: str
     kernel: str
-    ms: float
+    gpu_ms: float
 
 
 @dataclass
