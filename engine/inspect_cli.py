@@ -54,7 +54,9 @@ def summarize(graph: Graph, with_memory: bool = False) -> dict:
 
 def _memory_report(graph: Graph) -> list[dict]:
     from engine.memory import plan_all, usage_records
+    from engine.transforms import run_all
 
+    graph = run_all(graph)  # plan what the engine runs: fused-away tensors do not count
     report = []
     for precision, width in (("fp32", 4), ("fp16", 2)):
         for stats in plan_all(usage_records(graph, bytes_per_element=width)):
