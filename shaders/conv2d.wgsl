@@ -10,8 +10,11 @@
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<T>, {{ weight_count }}>;
-@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<T>, {{ dst_slices }}>;
+// Weights, bias and accumulators are f32 (A) at every storage precision: fp16
+// tensors are converted on load, so long sums keep fp32 accuracy.
+alias A = f32;
+@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ weight_count }}>;
+@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
 {{ ep.declare(steps) }}
 
 const IN_W: i32 = {{ in_w }};
@@ -52,7 +55,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% for i in range(bx) %}
       let ix{{ i }} = i32(x0 + {{ i }}u) * {{ stride_w }} + {{ kx * dil_w - pad_left }};
 {% if bounds %}
-      let m{{ i }} = select(T(0.0), T(1.0), in_y && ix{{ i }} >= 0 && ix{{ i }} < IN_W);
+      let m{{ i }} = select(A(0.0), A(1.0), in_y && ix{{ i }} >= 0 && ix{{ i }} < IN_W);
       let p{{ i }} = ry * u32(IN_W) + u32(clamp(ix{{ i }}, 0, IN_W - 1));
 {% else %}
       let p{{ i }} = ry * u32(IN_W) + u32(ix{{ i }});
@@ -61,7 +64,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       for (var ss = 0u; ss < SRC_S; ss++) {
         let off = ss * IN_PLANE;
 {% for i in range(bx) %}
-        let s{{ i }} = src[p{{ i }} + off]{% if bounds %} * m{{ i }}{% endif %};
+        let s{{ i }} = vec4<A>(src[p{{ i }} + off]){% if bounds %} * m{{ i }}{% endif %};
 {% endfor %}
 {% for b in range(bs) %}
         let w{{ b }} = weights[wb{{ b }} + {{ (ky * kw + kx) }}u * SRC_S + ss];
@@ -80,7 +83,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% for i in range(bx) %}
     if (x0 + {{ i }}u < OUT_W) {
       let x = x0 + {{ i }}u;
-      var v = acc{{ b }}_{{ i }};
+      var v = vec4<T>(acc{{ b }}_{{ i }});
 {{ ep.apply(steps) }}
       dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
     }

@@ -217,9 +217,8 @@ class Engine:
     def _const_buffer(self, b: Binding):
         import wgpu
 
-        data = np.ascontiguousarray(
-            b.data, dtype=np.float16 if self.precision == "fp16" else np.float32
-        )
+        half = self.precision == "fp16" and b.dtype != "f32"
+        data = np.ascontiguousarray(b.data, dtype=np.float16 if half else np.float32)
         usage = wgpu.BufferUsage.UNIFORM if b.space == "uniform" else wgpu.BufferUsage.STORAGE
         padded = np.zeros(max(16, ceil_div(data.nbytes, 16) * 16) // data.itemsize, data.dtype)
         padded[: data.size] = data.reshape(-1)

@@ -64,3 +64,14 @@ def test_fused_logistic_keeps_padded_lanes_zero():
         conv.type, conv.inputs, conv.outputs, {**attrs, "epilogue": (("act", "LOGISTIC"),)}
     )
     assert_matches(run_all(graph), random_feeds(graph, rng))
+
+
+@pytest.mark.parametrize("case", CASES[:4], ids=[str(c) for c in CASES[:4]])
+def test_conv2d_fp16(case):
+    h, w, cin, cout, k, stride, dil, padding, act = case
+    rng = np.random.default_rng(11)
+    weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
+    attrs = {"padding": padding, "stride_w": stride, "stride_h": stride,
+             "dilation_w_factor": dil, "dilation_h_factor": dil, "fused_activation_function": act}  # fmt: skip
+    graph = single_op_graph("CONV_2D", [(1, h, w, cin), weights, None], attrs)
+    assert_matches(graph, random_feeds(graph, rng), precision="fp16")

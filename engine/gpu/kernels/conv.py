@@ -132,15 +132,13 @@ class Conv2D(Kernel):
                 wg=wg,
                 steps=steps,
             )
+            kind = space.split(",")[0]
+            kind = space.split(",")[0]
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
-                Binding(
-                    "const", data=packed[base : base + n].reshape(-1), space=space.split(",")[0]
-                ),
-                Binding(
-                    "const", data=biases[base : base + n].reshape(-1), space=space.split(",")[0]
-                ),
+                Binding("const", data=packed[base : base + n].reshape(-1), space=kind, dtype="f32"),
+                Binding("const", data=biases[base : base + n].reshape(-1), space=kind, dtype="f32"),
                 *extra,
             )
             grid = (
