@@ -1,0 +1,79 @@
+"""Pre-process on the GPU: RGBA frame texture -> a model's PHWC4 input buffer.
+
+Inputs: an RGBA texture view (e.g. rgba8unorm, one write_texture per frame), a
+2x3 affine `frame_from_tensor` (normalised tensor coords -> frame pixels: crop,
+letterbox, rotation; see app/face_detection.letterbox_matrix) and the model's
+value range. Output: the engine's input buffer, written in place; nothing is
+read back. The ROI is a 32-byte uniform update per frame.
+
+Usage:
+    pre = Preprocessor(engine, "input", value_range=(-1.0, 1.0))
+    pre.set_roi(letterbox_matrix((640, 480), (128, 128)))
+    pre.encode(encoder, frame_view); engine.encode(encoder)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.codegen import render
+
+
+class Preprocessor:
+    """One model input fed from frame textures."""
+
+    def __init__(self, engine, input_name: str, value_range: tuple[float, float] = (0.0, 1.0)):
+        import wgpu
+
+        self.engine, self.layout = engine, engine.tensor_layout(input_name)
+        b, h, w, c = self.layout.phwc4
+        if (b, c) != (1, 3):
+            raise ValueError(
+                f"input '{input_name}' is {self.layout.shape}, not an RGB image [1,H,W,3]"
+            )
+        lo, hi = value_range
+        source = render("preprocess.wgsl", precision=engine.precision, w=w, h=h,
+                        scale=f"{float(hi - lo)!r}", offset=f"{float(lo)!r}")  # fmt: skip
+        self.pipeline = engine._pipeline(source, "preprocess")
+        dev = engine.ctx.device
+        self.sampler = dev.create_sampler(mag_filter="linear", min_filter="linear")
+        self.roi = dev.create_buffer(
+            size=32, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+        )
+        self.grid = (-(-w // 8), -(-h // 8), 1)
+        self._groups: dict[int, object] = {}
+        self.set_roi(np.array([[w, 0, 0], [0, h, 0]], np.float64))  # identity-ish until set
+
+    def set_roi(self, frame_from_tensor: np.ndarray) -> None:
+        """Set the 2x3 affine: normalised tensor coords -> frame pixels."""
+        m = np.zeros((2, 4), np.float32)
+        m[:, :3] = np.asarray(frame_from_tensor, np.float64).reshape(2, 3)
+        self.engine.ctx.device.queue.write_buffer(self.roi, 0, m)
+
+    def _group(self, view):
+        key = id(view)
+        if key not in self._groups:
+            lay = self.layout
+            entries = [
+                {"binding": 0, "resource": view},
+                {"binding": 1, "resource": self.sampler},
+                {"binding": 2, "resource": {"buffer": self.roi, "offset": 0, "size": 32}},
+                {
+                    "binding": 3,
+                    "resource": {"buffer": lay.buffer, "offset": lay.offset, "size": lay.size},
+                },
+            ]
+            layout = self.pipeline.get_bind_group_layout(0)
+            self._groups[key] = (
+                view,
+                self.engine.ctx.device.create_bind_group(layout=layout, entries=entries),
+            )
+        return self._groups[key][1]
+
+    def encode(self, encoder, frame_view) -> None:
+        """Record the pre-process dispatch for `frame_view` into `encoder`."""
+        pass_ = encoder.begin_compute_pass()
+        pass_.set_pipeline(self.pipeline)
+        pass_.set_bind_group(0, self._group(frame_view))
+        pass_.dispatch_workgroups(*self.grid)
+        pass_.end()
