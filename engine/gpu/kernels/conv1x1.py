@@ -1,0 +1,132 @@
+"""CONV_2D with a 1x1 kernel, stride 1 and no padding: a matmul over PHWC4 slices.
+
+Pixels of the input and output line up one to one, so the op is
+out[dst slice][p] = bias + sum over src slices of src[si][p] * W[dst slice][si] (mat4x4)
+over the flattened rows*W pixels. One invocation computes BP pixels x BS output slices
+(each loaded input vec4 feeds BS matrices, each weight matrix BP pixels). Weights are
+packed like conv.py's ([dst slice][src slice] mat4x4) and sit in a uniform buffer,
+split by output slices into several dispatches when the layer is larger than one
+uniform binding; registered ahead of the generic conv (priority 50 < 100).
+"""
+
+from __future__ import annotations
+
+from engine.gpu.codegen import render
+from engine.gpu.kernels import epilogue
+from engine.gpu.kernels.base import (
+    Binding,
+    BuildContext,
+    Dispatch,
+    Kernel,
+    ceil_div,
+    register,
+    shape4,
+)
+from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
+from engine.gpu.kernels.depthwise import (
+    pad_slices,
+    part_of,
+    pow2_ceil,
+    uniform_groups,
+)
+from engine.model.ir import Graph, Op
+
+# Pixels x output slices per invocation: the best of (4..16) x (1..4) on lavapipe
+# (llvmpipe 256 bit) over the 1x1 layers of face_detection_short_range,
+# selfie_segmentation and hand_landmark, e.g. 16x16x96->96: (8, 4) 20 GFLOP/s,
+# (8, 2) 17, (4, 4) 15.6, (4, 2) 12.7; 7x7x672->112: (8, 4) 16.6, (4, 2) 10.8.
+BP, BS = 8, 4
+MIN_GROUPS = 16
+
+
+def slice_block(n: int, most: int) -> int:
+    """Output slices per invocation: the largest b <= most that wastes the fewest of n."""
+    return min(range(min(n, most), 0, -1), key=lambda b: ceil_div(n, b) * b)
+
+
+def workgroup(nx: int, nz: int) -> tuple[int, int, int]:
+    """Up to 64 invocations along pixels, then slice blocks; smaller groups when there
+    would be fewer than MIN_GROUPS of them, so that every lavapipe thread gets work
+    (7x7x112->672: 0.44 ms with 64-invocation groups, 0.30 ms with MIN_GROUPS 16)."""
+    size = 64
+    while size > 8 and ceil_div(nx * nz, size) < MIN_GROUPS:
+        size //= 2
+    wx = pow2_ceil(nx, size)
+    return wx, 1, pow2_ceil(nz, size // wx)
+
+
+@register
+class Conv1x1(Kernel):
+    """1x1 kernel, stride 1, no (explicit) padding, ungrouped."""
+
+    name = "conv1x1"
+    op_types = ("CONV_2D",)
+    priority = 50
+
+    def accepts(self, op: Op, graph: Graph) -> bool:
+        w = graph.tensors[op.inputs[1]]
+        if not w.is_constant or w.shape[1:3] != (1, 1):
+            return False
+        a = op.attrs
+        pad = a.get("explicit_padding", (0, 0, 0, 0))
+        return (
+            a["stride_h"] == 1
+            and a["stride_w"] == 1
+            and not any(pad)
+            and shape4(graph, op.inputs[0]).c == w.shape[3]
+        )
+
+    def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
+        src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+        w = graph.tensors[op.inputs[1]].data
+        bias_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
+        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        packed = pack_conv_weights(w).reshape(dst.s, src.s, 16)
+        biases = pack_bias(bias, dst.c)
+        pixels = dst.rows * dst.w
+        space, group = uniform_groups(dst.s, src.s * MAT4_BYTES, ctx)
+        bp = min(BP, pixels)
+        bs = slice_block(group, BS)
+        shared = group < dst.s
+        if group < dst.s:
+            group -= group % bs  # whole slice blocks per dispatch
+        if shared:
+            total = ceil_div(dst.s, group) * group
+            packed, biases = pad_slices(packed, total), pad_slices(biases, total)
+        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4)
+        dispatches = []
+        for base in range(0, dst.s, group):
+            n = group if shared else min(group, dst.s - base)
+            count = min(group, dst.s - base)
+            nbs = slice_block(n, bs)
+            wg = workgroup(ceil_div(pixels, bp), ceil_div(n, nbs))
+            source = render(
+                "conv1x1.wgsl",
+                precision=ctx.precision,
+                weight_space=space,
+                dst_slices=n,
+                src_slices=src.s,
+                shared=shared,
+                pixels=pixels,
+                out_w=dst.w,
+                bp=bp,
+                bs=nbs,
+                wg=wg,
+                steps=steps,
+            )
+            uni = space.split(",")[0]
+            bindings = (
+                Binding("in", tensor=op.inputs[0]),
+                Binding("out", tensor=op.outputs[0]),
+                Binding("const", data=packed[base : base + n].reshape(-1), space=uni, dtype="f32"),
+                Binding("const", data=biases[base : base + n].reshape(-1), space=uni, dtype="f32"),
+                *([part_of(base, count)] if shared else []),
+                *extra,
+            )
+            grid = (
+                ceil_div(ceil_div(pixels, bp), wg[0]),
+                1,
+                ceil_div(ceil_div(count, nbs), wg[2]),
+            )
+            dispatches.append(Dispatch(self.name, source, bindings, grid))
+        return dispatches

@@ -1,0 +1,226 @@
+"""DEPTHWISE_CONV_2D on PHWC4 buffers.
+
+Weights [1, kH, kW, C * M] are packed at load into one vec4 per (dst slice, ky, kx)
+(lanes = output channels), in a uniform buffer when they fit (split by output slices
+into several dispatches otherwise, like conv.py, all sharing one pipeline). Two kernels:
+- `depthwise_tiled` (multiplier 1, kernels up to 5x5, strides 1-2, no dilation): one
+  invocation computes a BY x BX block of output pixels of one slice, fully unrolled;
+  each input pixel of the block's footprint is loaded once and reused by every tap that
+  reads it (3x3 stride 1, 4x2 block: 24 loads for 72 taps instead of 72).
+- `depthwise` (generic): any kernel, stride, dilation and depth multiplier; one output
+  pixel per invocation. With a multiplier M > 1 output channel o reads input channel
+  o // M, gathered lane by lane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.codegen import render
+from engine.gpu.kernels import epilogue
+from engine.gpu.kernels.base import (
+    Binding,
+    BuildContext,
+    Dispatch,
+    Kernel,
+    ceil_div,
+    register,
+    shape4,
+)
+from engine.gpu.kernels.conv import conv_padding, pack_bias
+from engine.model.ir import Graph, Op
+
+VEC4_BYTES = 16
+# Output block per invocation of the tiled kernel, (BY, BX) by (kernel, stride): the best
+# of 1x2..4x4 on lavapipe (llvmpipe, 256 bit) over the real models' shapes, e.g. 3x3 s1
+# 128x128x32: (4, 2) 12.3 GFLOP/s, (2, 4) 10.6, (2, 2) 10.0, one pixel (generic) 4.3.
+TILES = {(3, 1): (4, 2), (3, 2): (2, 2), (5, 1): (4, 2), (5, 2): (4, 2)}
+# A layer split over several dispatches passes each one's (first slice, slice count) in
+# a small f32 buffer, so that all its dispatches share one pipeline (weights padded to
+# whole groups): fewer shaders to compile (hand_landmark_full: 17 conv1x1 pipelines
+# instead of 68, cold first run 15.9 s -> 5.5 s). The split helpers below are shared
+# with conv1x1, transpose_conv and fully_connected.
+
+
+def pack_depthwise_weights(w: np.ndarray) -> np.ndarray:
+    """[1, kH, kW, OC] -> [S_out, kH, kW, 4] float32, zero padded lanes."""
+    _, kh, kw, oc = w.shape
+    so = ceil_div(oc, 4)
+    padded = np.zeros((kh, kw, so * 4), np.float32)
+    padded[:, :, :oc] = w[0]
+    return np.ascontiguousarray(padded.reshape(kh, kw, so, 4).transpose(2, 0, 1, 3))
+
+
+def pow2_ceil(n: int, cap: int) -> int:
+    """The smallest power of two >= min(n, cap)."""
+    p = 1
+    while p < min(n, cap):
+        p *= 2
+    return p
+
+
+def uniform_groups(n_slices: int, per_slice: int, ctx: BuildContext) -> tuple[str, int]:
+    """(address space, output slices per dispatch) so that each dispatch's weights fit
+    one uniform binding; storage (one dispatch) when not even one slice fits."""
+    if per_slice > ctx.max_uniform_bytes:
+        return "storage, read", n_slices
+    return "uniform", max(1, min(n_slices, ctx.max_uniform_bytes // per_slice))
+
+
+def pad_slices(a: np.ndarray, total: int) -> np.ndarray:
+    """`a` zero padded along its first axis (output slices) to `total` entries."""
+    return np.concatenate([a, np.zeros((total - len(a), *a.shape[1:]), a.dtype)])
+
+
+def part_of(first: int, count: int) -> Binding:
+    """The (first slice, slice count) buffer of one dispatch of a shared-pipeline split."""
+    data = np.array([first, count, 0, 0], np.float32)
+    return Binding("const", data=data, space="storage", dtype="f32")
+
+
+def workgroup_for(nx: int, ny: int, nz: int) -> tuple[int, int, int]:
+    """64 invocations over an (nx, ny, nz) grid: x first (lavapipe's 8-wide SIMD runs
+    along x), then rows, then slices for small images. Lavapipe: (8, 8, 1) on large
+    outputs, 1.4x faster than (4, 4, 1); on 8x8 outputs (2, 4, 8) 1.5x faster than (8, 8, 1)."""
+    wx = pow2_ceil(nx, 8)
+    wy = pow2_ceil(ny, 8)
+    return wx, wy, pow2_ceil(nz, max(1, 64 // (wx * wy)))
+
+
+def _multiplier(op: Op, graph: Graph) -> int:
+    oc = graph.tensors[op.inputs[1]].shape[3]
+    return oc // shape4(graph, op.inputs[0]).c
+
+
+def _tile_plan(kh, kw, sh, sw, by, bx):
+    """For each footprint row r: [(acc name, footprint column, tap index)] of its taps."""
+    plan = []
+    for r in range((by - 1) * sh + kh):
+        taps = []
+        for oy in range(by):
+            ky = r - oy * sh
+            if not 0 <= ky < kh:
+                continue
+            for ox in range(bx):
+                for kx in range(kw):
+                    taps.append((f"a{oy}_{ox}", ox * sw + kx, ky * kw + kx))
+        plan.append(taps)
+    return plan
+
+
+class _DepthwiseBase(Kernel):
+    op_types = ("DEPTHWISE_CONV_2D",)
+    tiled = False
+
+    def accepts(self, op: Op, graph: Graph) -> bool:
+        return graph.tensors[op.inputs[1]].is_constant
+
+    def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
+        src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+        w = graph.tensors[op.inputs[1]].data
+        bias_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
+        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        _, kh, kw, _ = w.shape
+        packed = pack_depthwise_weights(w)
+        biases = pack_bias(bias, dst.c)
+        top, left = conv_padding(op, (src.h, src.w), (kh, kw))
+        a = op.attrs
+        sh, sw = a["stride_h"], a["stride_w"]
+        space, group = uniform_groups(dst.s, kh * kw * VEC4_BYTES, ctx)
+        shared = group < dst.s
+        if shared:
+            total = ceil_div(dst.s, group) * group
+            packed, biases = pad_slices(packed, total), pad_slices(biases, total)
+        if self.tiled:
+            by, bx = TILES.get((max(kh, kw), max(sh, sw)), (2, 2))
+            by, bx = min(by, dst.h), min(bx, dst.w)
+        else:
+            by = bx = 1
+        tiles_y = ceil_div(dst.h, by)
+        wg = workgroup_for(ceil_div(dst.w, bx), dst.b * tiles_y, dst.s)
+        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4)
+        dispatches = []
+        for base in range(0, dst.s, group):
+            n = group if shared else min(group, dst.s - base)
+            count = min(group, dst.s - base)
+            source = render(
+                "depthwise.wgsl",
+                precision=ctx.precision,
+                weight_space=space,
+                weight_count=n * kh * kw,
+                dst_slices=n,
+                slice_base=base,
+                shared=shared,
+                in_w=src.w,
+                in_h=src.h,
+                in_plane=src.rows * src.w,
+                in_c=src.c,
+                out_w=dst.w,
+                out_h=dst.h,
+                out_rows=dst.rows,
+                batch=dst.b,
+                kh=kh,
+                kw=kw,
+                stride_h=sh,
+                stride_w=sw,
+                dil_h=a.get("dilation_h_factor", 1),
+                dil_w=a.get("dilation_w_factor", 1),
+                pad_top=top,
+                pad_left=left,
+                mult=_multiplier(op, graph),
+                tiled=self.tiled,
+                by=by,
+                bx=bx,
+                tiles_y=tiles_y,
+                foot_w=(bx - 1) * sw + kw,
+                plan=_tile_plan(kh, kw, sh, sw, by, bx) if self.tiled else [],
+                wg=wg,
+                steps=steps,
+            )
+            uni = space.split(",")[0]
+            bindings = (
+                Binding("in", tensor=op.inputs[0]),
+                Binding("out", tensor=op.outputs[0]),
+                Binding("const", data=packed[base : base + n].reshape(-1), space=uni, dtype="f32"),
+                Binding("const", data=biases[base : base + n].reshape(-1), space=uni, dtype="f32"),
+                *([part_of(base, count)] if shared else []),
+                *extra,
+            )
+            grid = (
+                ceil_div(ceil_div(dst.w, bx), wg[0]),
+                ceil_div(dst.b * tiles_y, wg[1]),
+                ceil_div(count, wg[2]),
+            )
+            dispatches.append(Dispatch(self.name, source, bindings, grid))
+        return dispatches
+
+
+@register
+class DepthwiseTiled(_DepthwiseBase):
+    """Multiplier 1, kernel <= 5x5, stride 1 or 2, no dilation: unrolled output blocks."""
+
+    name = "depthwise_tiled"
+    priority = 50
+    tiled = True
+
+    def accepts(self, op: Op, graph: Graph) -> bool:
+        if not super().accepts(op, graph) or _multiplier(op, graph) != 1:
+            return False
+        _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+        a = op.attrs
+        return (
+            kh <= 5
+            and kw <= 5
+            and a["stride_h"] in (1, 2)
+            and a["stride_w"] in (1, 2)
+            and a.get("dilation_h_factor", 1) == 1
+            and a.get("dilation_w_factor", 1) == 1
+        )
+
+
+@register
+class Depthwise(_DepthwiseBase):
+    """Generic depthwise convolution: any kernel, stride, dilation, depth multiplier."""
+
+    name = "depthwise"
+    priority = 100

@@ -1,0 +1,76 @@
+{% import "epilogue.wgsl" as ep %}
+{% include "common.wgsl" %}
+// 1x1 convolution (stride 1, no padding) as a matmul over PHWC4 slices
+// (engine/gpu/kernels/conv1x1.py): out[so][p] = bias[so] + sum_si src[si][p] * W[so][si].
+// One invocation: BP consecutive pixels (of the flattened rows*W) x BS output slices.
+// Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
+
+@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+// Weights, bias and accumulators are f32 (A) at every storage precision (as in
+// conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
+alias A = f32;
+@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ dst_slices * src_slices }}>;
+@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
+{% if shared %}
+// One dispatch of a split layer: (first slice, slice count) from a buffer, so that all
+// of the layer's dispatches share this pipeline (weights padded to whole groups).
+@group(0) @binding(4) var<storage, read> part_of: vec4<A>;
+fn first_slice() -> u32 { return u32(part_of.x); }
+fn slice_count() -> u32 { return u32(part_of.y); }
+{% else %}
+fn first_slice() -> u32 { return 0u; }
+fn slice_count() -> u32 { return {{ dst_slices }}u; }
+{% endif %}
+{{ ep.declare(steps) }}
+
+const P: u32 = {{ pixels }}u;  // pixels per slice (rows * W), input and output
+const OUT_W: u32 = {{ out_w }}u;
+const SRC_S: u32 = {{ src_slices }}u;
+
+@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let p0 = gid.x * {{ bp }}u;
+  let ls0 = gid.z * {{ bs }}u;  // first slice within this dispatch's weights
+  let base = first_slice();
+  let count = slice_count();
+  if (p0 >= P || ls0 >= count) { return; }
+{% for j in range(bs) %}
+  let sl{{ j }} = min(ls0 + {{ j }}u, {{ dst_slices - 1 }}u);
+{% for k in range(bp) %}
+  var a{{ j }}_{{ k }} = vec4<A>(0.0);
+{% endfor %}
+{% endfor %}
+{% for k in range(bp) %}
+  let q{{ k }} = min(p0 + {{ k }}u, P - 1u);
+{% endfor %}
+  for (var si = 0u; si < SRC_S; si++) {
+{% for k in range(bp) %}
+    let x{{ k }} = vec4<A>(src[si * P + q{{ k }}]);
+{% endfor %}
+{% for j in range(bs) %}
+    {
+      let w = weights[sl{{ j }} * SRC_S + si];
+{% for k in range(bp) %}
+      a{{ j }}_{{ k }} += x{{ k }} * w;
+{% endfor %}
+    }
+{% endfor %}
+  }
+{% for j in range(bs) %}
+  if (ls0 + {{ j }}u < count) {
+    let s = base + ls0 + {{ j }}u;
+    let b = bias[sl{{ j }}];
+{% for k in range(bp) %}
+    if (p0 + {{ k }}u < P) {
+      let p = p0 + {{ k }}u;
+      let row = p / OUT_W;
+      let x = p % OUT_W;
+      var v = vec4<T>(a{{ j }}_{{ k }} + b);
+{{ ep.apply(steps) }}
+      dst[s * P + p] = v;
+    }
+{% endfor %}
+  }
+{% endfor %}
+}

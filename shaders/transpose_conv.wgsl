@@ -1,0 +1,92 @@
+{% import "epilogue.wgsl" as ep %}
+{% include "common.wgsl" %}
+// Transposed convolution as a gather over PHWC4 buffers (engine/gpu/kernels/transpose_conv.py):
+// output pixel (oy, ox) sums input pixel (iy, ix) times tap (fy, fx) wherever
+// iy * SH - PAD_T + fy == oy (and likewise in x).
+// One invocation: a BY x BX block of outputs (BY a multiple of SH, BX of SW) of one slice,
+// so every output of the block has a compile-time stride phase: its taps and the input
+// offsets they read are unrolled (the plan comes from Python); each input pixel of the
+// block's footprint is loaded once per source slice.
+// Weights: one mat4x4 per (dst slice, fy, fx, src slice), column j = output lane j.
+
+@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+// Weights, bias and accumulators are f32 (A) at every storage precision (as in
+// conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
+alias A = f32;
+@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ weight_count }}>;
+@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
+{% if shared %}
+// One dispatch of a split layer: (first slice, slice count) from a buffer, so that all
+// of the layer's dispatches share this pipeline (weights padded to whole groups).
+@group(0) @binding(4) var<storage, read> part_of: vec4<A>;
+fn first_slice() -> u32 { return u32(part_of.x); }
+fn slice_count() -> u32 { return u32(part_of.y); }
+{% else %}
+fn first_slice() -> u32 { return {{ slice_base }}u; }
+fn slice_count() -> u32 { return {{ dst_slices }}u; }
+{% endif %}
+{{ ep.declare(steps) }}
+
+const IN_W: i32 = {{ in_w }};
+const IN_H: i32 = {{ in_h }};
+const IN_PLANE: u32 = {{ in_plane }}u;
+const OUT_W: u32 = {{ out_w }}u;
+const OUT_H: u32 = {{ out_h }}u;
+const OUT_ROWS: u32 = {{ out_rows }}u;
+const SRC_S: u32 = {{ src_slices }}u;
+
+@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let ls = gid.z;
+  if (gid.x >= {{ tiles_x }}u || gid.y >= {{ batch * tiles_y }}u || ls >= slice_count()) {
+    return;
+  }
+  let batch = gid.y / {{ tiles_y }}u;
+  let ty = gid.y % {{ tiles_y }}u;
+  let x0 = gid.x * {{ bx }}u;
+  let y0 = ty * {{ by }}u;
+  // input pixel of offset 0: the block start divided by the stride
+  let iy0 = i32(ty * {{ ry }}u);
+  let ix0 = i32(gid.x * {{ rx }}u);
+  let plane = batch * u32(IN_H * IN_W);
+{% for o in offs_y %}
+  let cy{{ loop.index0 }} = iy0 + {{ o }};
+  let vy{{ loop.index0 }} = cy{{ loop.index0 }} >= 0 && cy{{ loop.index0 }} < IN_H;
+  let py{{ loop.index0 }} = plane + u32(clamp(cy{{ loop.index0 }}, 0, IN_H - 1) * IN_W);
+{% endfor %}
+{% for o in offs_x %}
+  let cx{{ loop.index0 }} = ix0 + {{ o }};
+  let vx{{ loop.index0 }} = cx{{ loop.index0 }} >= 0 && cx{{ loop.index0 }} < IN_W;
+  let px{{ loop.index0 }} = u32(clamp(cx{{ loop.index0 }}, 0, IN_W - 1));
+{% endfor %}
+{% for out in outputs %}
+  var a{{ out.dy }}_{{ out.dx }} = vec4<A>(0.0);
+{% endfor %}
+  let wb = ls * {{ kh * kw }}u * SRC_S;
+  for (var si = 0u; si < SRC_S; si++) {
+    let base = si * IN_PLANE;
+{% for iy, ix in loads %}
+    let v{{ iy }}_{{ ix }} = select(vec4<A>(0.0), vec4<A>(src[base + py{{ iy }} + px{{ ix }}]), vy{{ iy }} && vx{{ ix }});
+{% endfor %}
+{% for out in outputs %}
+{% for t in out.taps %}
+    a{{ out.dy }}_{{ out.dx }} += v{{ t.iy }}_{{ t.ix }} * weights[wb + {{ t.tap }}u * SRC_S + si];
+{% endfor %}
+{% endfor %}
+  }
+  let s = ls + first_slice();
+  let b = bias[ls];
+{% for out in outputs %}
+  {
+    let x = x0 + {{ out.dx }}u;
+    let y = y0 + {{ out.dy }}u;
+    if (x < OUT_W && y < OUT_H) {
+      let row = batch * OUT_H + y;
+      var v = vec4<T>(a{{ out.dy }}_{{ out.dx }} + b);
+{{ ep.apply(steps) }}
+      dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+    }
+  }
+{% endfor %}
+}

@@ -1,0 +1,120 @@
+"""The 1x1 CONV_2D specialisation vs the reference interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.gpu.kernels.base import BuildContext, select
+from engine.model.ir import Tensor
+from tests.gpu.util import assert_matches, gpu_context
+from tests.reference.single_op import random_feeds, single_op_graph
+
+ctx = gpu_context()
+
+CASES = [
+    # (b, h, w, cin, cout, padding, activation)
+    (1, 9, 11, 5, 7, "SAME", "RELU"),
+    (1, 16, 16, 8, 13, "VALID", "NONE"),
+    (2, 5, 3, 3, 24, "SAME", "RELU6"),
+    (1, 1, 1, 96, 24, "VALID", "NONE"),  # squeeze-excite style
+    (1, 1, 1, 13, 1, "VALID", "TANH"),
+    (1, 7, 7, 40, 9, "SAME", "RELU_N1_TO_1"),  # 10 input slices: reduction loop
+    (1, 4, 5, 1, 1, "VALID", "NONE"),
+    (1, 3, 3, 12, 12, "SAME", "NONE"),
+]
+
+
+def _attrs(act="NONE", padding="SAME", stride=1):
+    return {
+        "padding": padding,
+        "stride_w": stride,
+        "stride_h": stride,
+        "dilation_w_factor": 1,
+        "dilation_h_factor": 1,
+        "fused_activation_function": act,
+    }
+
+
+def _graph(b, h, w, cin, cout, padding, act, rng, bias=True):
+    weights = rng.standard_normal((cout, 1, 1, cin)).astype(np.float32)
+    b_ = rng.standard_normal(cout).astype(np.float32) if bias else None
+    return single_op_graph("CONV_2D", [(b, h, w, cin), weights, b_], _attrs(act, padding))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
+def test_conv1x1(case):
+    rng = np.random.default_rng(hash(case) % 2**32)
+    graph = _graph(*case, rng)
+    assert select(graph.ops[0], graph).name == "conv1x1"
+    engine = assert_matches(graph, random_feeds(graph, rng))
+    assert engine.stats.submits == 1 and not engine.fallback_ops
+
+
+def test_conv1x1_no_bias():
+    rng = np.random.default_rng(1)
+    graph = _graph(1, 6, 5, 7, 6, "SAME", "NONE", rng, bias=False)
+    assert_matches(graph, random_feeds(graph, rng))
+
+
+def test_conv1x1_declines_what_it_cannot_run():
+    rng = np.random.default_rng(2)
+    w1 = rng.standard_normal((4, 1, 1, 4)).astype(np.float32)
+    strided = single_op_graph("CONV_2D", [(1, 6, 6, 4), w1, None], _attrs(stride=2))
+    grouped = single_op_graph("CONV_2D", [(1, 6, 6, 8), w1, None], _attrs())
+    w3 = rng.standard_normal((4, 3, 3, 4)).astype(np.float32)
+    k3 = single_op_graph("CONV_2D", [(1, 6, 6, 4), w3, None], _attrs())
+    for g in (strided, grouped, k3):
+        assert select(g.ops[0], g).name != "conv1x1"
+
+
+def test_conv1x1_large_weights_split_into_uniform_blocks():
+    """672 -> 112: 168 x 28 mat4x4 = 294 KB, five uniform blocks sharing one pipeline;
+    with a residual add in the epilogue (its binding follows the split's slice range)."""
+    rng = np.random.default_rng(3)
+    weights = (rng.standard_normal((112, 1, 1, 672)) * 0.05).astype(np.float32)
+    graph = single_op_graph("CONV_2D", [(1, 3, 3, 672), weights, None], _attrs("RELU6"))
+    graph.tensors.append(Tensor("residual", (1, 3, 3, 112), "float32"))
+    graph.inputs.append(len(graph.tensors) - 1)
+    graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1),)
+    engine = assert_matches(graph, random_feeds(graph, rng))
+    assert engine.dispatch_count == 5
+    dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, BuildContext())
+    assert len({d.source for d in dispatches}) == 1
+
+
+def test_conv1x1_huge_input_uses_storage_weights():
+    """4100 input channels: one output slice's weights exceed 64 KiB -> storage buffer."""
+    rng = np.random.default_rng(4)
+    weights = (rng.standard_normal((6, 1, 1, 4100)) * 0.02).astype(np.float32)
+    graph = single_op_graph("CONV_2D", [(1, 2, 3, 4100), weights, None], _attrs())
+    engine = assert_matches(graph, random_feeds(graph, rng))
+    assert engine.dispatch_count == 1
+
+
+def test_conv1x1_epilogue_residual_prelu_and_logistic():
+    """Transform epilogues: residual add, per-channel PReLU, sigmoid; padded lanes stay 0."""
+    rng = np.random.default_rng(9)
+    graph = _graph(1, 6, 7, 8, 6, "SAME", "NONE", rng)
+    graph.tensors.append(Tensor("residual", (1, 6, 7, 6), "float32"))
+    res = len(graph.tensors) - 1
+    graph.inputs.append(res)
+    slopes = rng.standard_normal(6).astype(np.float32)
+    graph.tensors.append(Tensor("slopes", (1, 1, 6), "float32", slopes.reshape(1, 1, 6)))
+    graph.ops[0].attrs["epilogue"] = (
+        ("add", res),
+        ("prelu", len(graph.tensors) - 1),
+        ("act", "LOGISTIC"),
+    )
+    assert_matches(graph, random_feeds(graph, rng))  # also checks the padded lanes
+
+
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
+@pytest.mark.parametrize("cin,cout", [(8, 13), (40, 9), (256, 80)])  # 256 -> 80: split
+def test_conv1x1_fp16(cin, cout):
+    rng = np.random.default_rng(cin + cout)
+    weights = (rng.standard_normal((cout, 1, 1, cin)) / np.sqrt(cin)).astype(np.float32)
+    bias = rng.standard_normal(cout).astype(np.float32)
+    graph = single_op_graph("CONV_2D", [(1, 5, 6, cin), weights, bias], _attrs("RELU"))
+    engine = assert_matches(graph, random_feeds(graph, rng), precision="fp16")
+    assert engine.dispatch_count == (2 if cin == 256 else 1)

@@ -1,0 +1,108 @@
+"""DEPTHWISE_CONV_2D kernels (tiled and generic) vs the reference interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.gpu.kernels.base import BuildContext, select
+from engine.model.ir import Tensor
+from tests.gpu.util import assert_matches, gpu_context
+from tests.reference.single_op import random_feeds, single_op_graph
+
+ctx = gpu_context()
+
+CASES = [
+    # (b, h, w, c, mult, k, stride, dilation, padding, activation)
+    (1, 9, 11, 5, 1, 3, 1, 1, "SAME", "RELU"),
+    (1, 10, 9, 8, 1, 3, 2, 1, "SAME", "RELU6"),
+    (1, 9, 10, 7, 1, 3, 2, 1, "VALID", "NONE"),
+    (2, 7, 6, 4, 1, 3, 1, 1, "VALID", "RELU_N1_TO_1"),
+    (1, 13, 12, 13, 1, 5, 1, 1, "SAME", "NONE"),
+    (1, 12, 13, 3, 1, 5, 2, 1, "SAME", "RELU"),
+    (1, 11, 9, 6, 1, 5, 2, 1, "VALID", "NONE"),
+    (1, 3, 2, 1, 1, 3, 1, 1, "SAME", "NONE"),  # output smaller than a tile
+    (1, 8, 8, 4, 1, 2, 1, 1, "VALID", "NONE"),  # 2x2: tiled, not a 3x3/5x5
+    (1, 11, 9, 6, 1, 3, 1, 2, "SAME", "RELU6"),  # dilation: generic
+    (1, 12, 12, 5, 1, 7, 3, 1, "SAME", "NONE"),  # 7x7 stride 3: generic
+    (1, 9, 10, 3, 2, 3, 1, 1, "SAME", "NONE"),  # multiplier 2
+    (2, 9, 8, 5, 3, 3, 2, 1, "VALID", "RELU"),  # multiplier 3, channels cross slices
+    (1, 6, 7, 1, 4, 3, 1, 2, "SAME", "TANH"),
+]
+
+
+def _graph(b, h, w, c, mult, k, stride, dil, padding, act, rng, bias=True, extra=None):
+    weights = rng.standard_normal((1, k, k, c * mult)).astype(np.float32)
+    b_ = rng.standard_normal(c * mult).astype(np.float32) if bias else None
+    attrs = {
+        "padding": padding,
+        "stride_w": stride,
+        "stride_h": stride,
+        "dilation_w_factor": dil,
+        "dilation_h_factor": dil,
+        "depth_multiplier": mult,
+        "fused_activation_function": act,
+        **(extra or {}),
+    }
+    return single_op_graph("DEPTHWISE_CONV_2D", [(b, h, w, c), weights, b_], attrs)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
+def test_depthwise(case):
+    rng = np.random.default_rng(hash(case) % 2**32)
+    graph = _graph(*case, rng)
+    engine = assert_matches(graph, random_feeds(graph, rng))
+    assert engine.stats.submits == 1 and not engine.fallback_ops
+    _, _, _, _, mult, k, stride, dil, _, _ = case
+    tiled = mult == 1 and k <= 5 and stride <= 2 and dil == 1
+    want = "depthwise_tiled" if tiled else "depthwise"
+    assert select(graph.ops[0], graph).name == want
+
+
+def test_depthwise_no_bias_explicit_padding():
+    """A merged PAD: explicit (top, bottom, left, right) zero padding, asymmetric."""
+    rng = np.random.default_rng(5)
+    for k, stride, mult in [(3, 1, 1), (3, 2, 1), (5, 2, 1), (3, 1, 2)]:
+        weights = rng.standard_normal((1, k, k, 6 * mult)).astype(np.float32)
+        attrs = {"padding": "SAME", "stride_w": stride, "stride_h": stride}
+        out_h, out_w = (9 + 3 - k) // stride + 1, (8 + 2 - k) // stride + 1
+        attrs |= {"depth_multiplier": mult, "explicit_padding": (2, 1, 0, 2)}
+        graph = single_op_graph(
+            "DEPTHWISE_CONV_2D",
+            [(1, 9, 8, 6), weights, None],
+            attrs,
+            out_shapes=[(1, out_h, out_w, 6 * mult)],
+        )
+        assert_matches(graph, random_feeds(graph, rng))
+
+
+def test_depthwise_large_weights_split_into_uniform_blocks():
+    """5x5 over 704 channels: 176 slices x 25 vec4 = 70 KB, two dispatches sharing one
+    pipeline; a residual add in the epilogue follows each dispatch's slice range."""
+    rng = np.random.default_rng(3)
+    graph = _graph(1, 5, 6, 704, 1, 5, 1, 1, "SAME", "RELU6", rng)
+    graph.tensors.append(Tensor("residual", (1, 5, 6, 704), "float32"))
+    graph.inputs.append(len(graph.tensors) - 1)
+    graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1),)
+    engine = assert_matches(graph, random_feeds(graph, rng))
+    assert engine.dispatch_count == 2
+    dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, BuildContext())
+    assert len({d.source for d in dispatches}) == 1  # one pipeline for both
+
+
+def test_depthwise_epilogue_residual_and_logistic():
+    """Epilogue from transforms: residual add, then a sigmoid (padded lanes stay 0)."""
+    rng = np.random.default_rng(9)
+    graph = _graph(1, 6, 7, 6, 1, 3, 1, 1, "SAME", "NONE", rng)
+    graph.tensors.append(Tensor("residual", (1, 6, 7, 6), "float32"))
+    graph.inputs.append(len(graph.tensors) - 1)
+    graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1), ("act", "LOGISTIC"))
+    assert_matches(graph, random_feeds(graph, rng))  # also checks the padded lanes
+
+
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
+@pytest.mark.parametrize("k,stride,mult", [(3, 1, 1), (5, 2, 1), (3, 1, 2)])
+def test_depthwise_fp16(k, stride, mult):
+    rng = np.random.default_rng(k * 10 + stride + mult)
+    graph = _graph(1, 9, 10, 6, mult, k, stride, 1, "SAME", "RELU", rng)
+    assert_matches(graph, random_feeds(graph, rng), precision="fp16")
