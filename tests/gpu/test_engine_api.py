@@ -54,7 +54,9 @@ def test_encode_runs_on_gpu_resident_buffers_without_transfers():
     dev.queue.write_buffer(src.buffer, src.offset, _to_phwc4(feeds["input0"]))
     encoder = dev.create_command_encoder()
     stats = engine.encode(encoder)
-    read = dev.create_buffer(size=dst.size, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+    read = dev.create_buffer(
+        size=dst.size, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+    )
     encoder.copy_buffer_to_buffer(dst.buffer, dst.offset, read, 0, dst.size)
     dev.queue.submit([encoder.finish()])
     read.map_sync(wgpu.MapMode.READ)
