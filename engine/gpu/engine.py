@@ -199,6 +199,23 @@ class Engine:
         self.dispatch_count = sum(
             len(s.dispatches) for s in self.steps if isinstance(s, _GpuSegment)
         )
+        self._debug_report()
+
+    def _debug_report(self) -> None:
+        """ENGINE_DEBUG=1: dispatches, fallbacks, plan; 3: the WGSL of every pipeline."""
+        level = int(os.environ.get("ENGINE_DEBUG", "0") or 0)
+        if level < 1:
+            return
+        m = self.memory
+        print(f"[engine] {self.graph.name}: {len(self.source_graph.ops)} ops imported, "
+              f"{len(self.graph.ops)} after transforms, {self.dispatch_count} dispatches, "
+              f"{len(self._pipelines)} pipelines, CPU fallback: {self.fallback_ops or 'none'}")  # fmt: skip
+        print(f"[engine] memory: {m.strategy} {m.total_bytes:,} B (naive {m.naive_bytes:,}, "
+              f"lower bound {m.lower_bound:,}, {m.objects} objects)")  # fmt: skip
+        print(f"[engine] init ms: {', '.join(f'{k} {v:.1f}' for k, v in self.init_ms.items())}")
+        if level >= 3:
+            for source in self._pipelines:
+                print(f"[engine] --- WGSL ---\n{source}")
 
     def _pipeline(self, source: str, label: str):
         if source not in self._pipelines:
