@@ -22,7 +22,7 @@ _ACTIVATIONS = {
     "RELU6": lambda v: np.clip(v, 0, 6),
     "RELU_N1_TO_1": lambda v: np.clip(v, -1, 1),
     "TANH": np.tanh,
-    "LOGISTIC": lambda v: 1 / (1 + np.exp(-v)),
+    "LOGISTIC": lambda v: np.exp(-np.logaddexp(0, -v)),  # 1 / (1 + e^-v), no overflow
     "HARD_SWISH": lambda v: v * np.clip(v + 3, 0, 6) / 6,
 }
 
