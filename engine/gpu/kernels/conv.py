@@ -26,6 +26,7 @@ from engine.model.ir import Graph, Op
 from engine.reference.padding import pad_before
 
 MAT4_BYTES = 64
+MAX_SPLITS = 4  # most uniform-block dispatches per layer before storage weights win
 
 
 def pack_conv_weights(w: np.ndarray) -> np.ndarray:
@@ -92,7 +93,15 @@ class Conv2D(Kernel):
         top, left = conv_padding(op, (src.h, src.w), (kh, kw))
         per_slice = kh * kw * src.s * MAT4_BYTES
         group = max(1, min(dst.s, ctx.max_uniform_bytes // per_slice))
-        space = "uniform" if per_slice <= ctx.max_uniform_bytes else "storage, read"
+        # Uniform weights read 3-4x faster than storage on lavapipe, but each extra
+        # dispatch costs ~0.1 ms: a layer that would need more than MAX_SPLITS uniform
+        # blocks (e.g. face_landmark's 3x3x32 -> 1404 head: 26) reads storage instead.
+        splits = ceil_div(dst.s, group)
+        space = (
+            "uniform"
+            if per_slice <= ctx.max_uniform_bytes and splits <= MAX_SPLITS
+            else "storage, read"
+        )
         if space != "uniform":
             group = dst.s
         # 4 pixels x 4 slices per invocation, 8x8 work groups: best of the grid
