@@ -22,6 +22,10 @@ fn slice_count() -> u32 { return u32(part_of.y); }
 fn first_slice() -> u32 { return 0u; }
 fn slice_count() -> u32 { return {{ dst_slices }}u; }
 {% endif %}
+{% if scale_binding is not none %}
+// A fused squeeze-excite gate: the input is scaled per channel before the matmul.
+@group(0) @binding({{ scale_binding }}) var<storage, read> in_scale: array<vec4<T>>;
+{% endif %}
 {{ ep.declare(steps) }}
 
 const P: u32 = {{ pixels }}u;  // pixels per slice (rows * W), input and output
@@ -46,7 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endfor %}
   for (var si = 0u; si < SRC_S; si++) {
 {% for k in range(bp) %}
-    let x{{ k }} = vec4<A>(src[si * P + q{{ k }}]);
+    let x{{ k }} = vec4<A>(src[si * P + q{{ k }}]){% if scale_binding is not none %} * vec4<A>(in_scale[si]){% endif %};
 {% endfor %}
 {% for j in range(bs) %}
     {

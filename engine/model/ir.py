@@ -96,8 +96,10 @@ class Graph:
 
 
 def tensors_read(op: Op) -> list[int]:
-    """Every tensor an op reads: its inputs and its epilogue operands (from fusion)."""
+    """Every tensor an op reads: its inputs, epilogue operands and input scale (fusion)."""
     extra = [arg for kind, arg in op.attrs.get("epilogue", ()) if kind != "act"]
+    if "input_scale" in op.attrs:
+        extra.append(op.attrs["input_scale"])
     return [t for t in op.inputs if t >= 0] + extra
 
 
@@ -116,6 +118,8 @@ def compact(graph: Graph) -> Graph:
         if "epilogue" in attrs:
             steps = tuple((k, a if k == "act" else new_id[a]) for k, a in attrs["epilogue"])
             attrs = {**attrs, "epilogue": steps}
+        if "input_scale" in attrs:
+            attrs = {**attrs, "input_scale": new_id[attrs["input_scale"]]}
         ops.append(
             Op(op.type, remap(op.inputs), remap(op.outputs), attrs, op.custom, op.custom_options)
         )

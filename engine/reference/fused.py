@@ -1,5 +1,7 @@
 """What graph transforms add to ops, run the plain numpy way.
 
+- attrs["input_scale"] = TENSOR: the input is first multiplied per channel by
+  TENSOR (a squeeze-excite gate fused into the 1x1 conv that reads it);
 - attrs["explicit_padding"] = (top, bottom, left, right): zero-pad the input
   (padded taps are zeros that count, as after a real PAD), then run the op
   with VALID padding;
@@ -28,11 +30,16 @@ _ACTIVATIONS = {
 
 
 def has_extras(op: Op) -> bool:
-    return "explicit_padding" in op.attrs or bool(op.attrs.get("epilogue"))
+    return any(k in op.attrs for k in ("explicit_padding", "input_scale")) or bool(
+        op.attrs.get("epilogue")
+    )
 
 
 def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
-    """Call reference kernel `fn` on `op`, honouring explicit padding and epilogue steps."""
+    """Call reference kernel `fn` on `op`, honouring input scale, padding and epilogue."""
+    if "input_scale" in op.attrs:
+        scale = values[op.attrs["input_scale"]]
+        args = [args[0] * scale.reshape(args[0].shape[-1])] + args[1:]
     if "explicit_padding" in op.attrs:
         top, bottom, left, right = op.attrs["explicit_padding"]
         args = [np.pad(args[0], ((0, 0), (top, bottom), (left, right), (0, 0)))] + args[1:]

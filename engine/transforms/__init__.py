@@ -2,7 +2,8 @@
 
 Order matters: identities go first (they hide fusion chances), PAD merges
 before the conv's epilogue grows, constant folding before activation fusion
-(folding needs a conv without activation), element-wise fusion last.
+(folding needs a conv without activation), element-wise fusion, then what is
+left of squeeze-excite gating into the next 1x1 conv's input.
 `ENGINE_DEBUG=1` prints each pass's result and the op counts before/after.
 """
 
@@ -14,10 +15,17 @@ from engine.model.ir import Graph, compact
 from engine.transforms.base import PassResult
 from engine.transforms.drop_identities import drop_identities
 from engine.transforms.fold_constants import fold_mul_add
-from engine.transforms.fuse import fuse_activations, fuse_elementwise
+from engine.transforms.fuse import fuse_activations, fuse_elementwise, fuse_input_scale
 from engine.transforms.merge_pad import merge_pad
 
-PASSES = (drop_identities, merge_pad, fold_mul_add, fuse_activations, fuse_elementwise)
+PASSES = (
+    drop_identities,
+    merge_pad,
+    fold_mul_add,
+    fuse_activations,
+    fuse_elementwise,
+    fuse_input_scale,
+)
 
 
 def run_all(graph: Graph, passes=PASSES) -> Graph:

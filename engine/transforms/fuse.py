@@ -145,3 +145,54 @@ def fuse_elementwise(graph: Graph) -> tuple[Graph, PassResult]:
         else:
             graph = fused
     return graph, result
+
+
+def fuse_input_scale(graph: Graph) -> tuple[Graph, PassResult]:
+    """MUL(x, gate) read only by a 1x1 conv -> the conv scales its input per channel.
+
+    The squeeze-excite pattern: x has other readers (the pooling that makes the gate),
+    so the MUL cannot go into x's producer; it goes into its consumer instead. The
+    gate is one value per channel ([1,1,1,C]); the conv gets attrs["input_scale"].
+    """
+    result = PassResult("fuse_input_scale")
+    i = 0
+    while i < len(graph.ops):
+        op = graph.ops[i]
+        target = _input_scale_target(graph, i) if op.type == "MUL" else None
+        if target is None:
+            i += 1
+            continue
+        reader, x, gate = target
+        conv = graph.ops[reader]
+        fused = replace(with_attrs(conv, input_scale=gate), inputs=(x,) + conv.inputs[1:])
+        ops = [fused if k == reader else o for k, o in enumerate(graph.ops) if k != i]
+        graph = Graph(graph.tensors, ops, list(graph.inputs), list(graph.outputs), graph.name)
+        result.applied += 1
+    return graph, result
+
+
+def _input_scale_target(graph: Graph, i: int) -> tuple[int, int, int] | None:
+    """(reader op, full-size operand, per-channel gate) when MUL #i can be fused."""
+    op = graph.ops[i]
+    if len(op.inputs) != 2 or op.attrs.get("fused_activation_function", "NONE") != "NONE":
+        return None
+    if op.attrs.get("epilogue"):
+        return None
+    reader = sole_consumer(graph, op.outputs[0])
+    if reader is None:
+        return None
+    conv = graph.ops[reader]
+    if conv.type != "CONV_2D" or conv.inputs[0] != op.outputs[0] or "input_scale" in conv.attrs:
+        return None
+    w = graph.tensors[conv.inputs[1]]
+    pads = conv.attrs.get("explicit_padding", (0, 0, 0, 0))
+    if w.shape[1:3] != (1, 1) or conv.attrs["stride_h"] != 1 or conv.attrs["stride_w"] != 1:
+        return None
+    if any(pads):
+        return None
+    out = phwc4_shape(graph.tensors[op.outputs[0]].shape)
+    for x, gate in (op.inputs, op.inputs[::-1]):
+        g = phwc4_shape(graph.tensors[gate].shape)
+        if phwc4_shape(graph.tensors[x].shape) == out and g == (1, 1, 1, out[3]):
+            return reader, x, gate
+    return None

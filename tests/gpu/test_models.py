@@ -88,3 +88,13 @@ def test_core_model_fp16(name, astronaut_rgb):
     inter = np.logical_and(mask > 0.5, ref > 0.5).sum()
     union = np.logical_or(mask > 0.5, ref > 0.5).sum()
     assert inter / union >= 0.99
+
+
+def test_squeeze_excite_gate_fused_into_conv1x1():
+    """selfie_segmentation's SE blocks: the gate MULs run inside the next 1x1 conv."""
+    graph = load_tflite(model_file("selfie_segmentation"))
+    engine = Engine(graph)
+    fused = [op for op in engine.graph.ops if "input_scale" in op.attrs]
+    assert fused and engine.fallback_ops == []
+    feeds = _feeds(graph, np.random.default_rng(4))
+    _assert_close(engine.run(feeds), Interpreter(graph).run(feeds), 1e-4)

@@ -174,3 +174,24 @@ def test_all_transforms_keep_model_outputs(path):
     after, log = run_with_log(graph)
     assert len(after.ops) < len(graph.ops)
     same_outputs(graph, after)
+
+
+def test_fuse_input_scale_squeeze_excite():
+    """x -> mean-pool -> 1x1 conv -> sigmoid gate; MUL(x, gate) -> 1x1 conv reads x * gate."""
+    from engine.transforms.fuse import fuse_input_scale
+
+    b = Builder()
+    x = b.tensor((1, 6, 6, 8))
+    pooled = b.op("AVERAGE_POOL_2D", (x,), (1, 1, 1, 8), padding="VALID", stride_w=6,
+                  stride_h=6, filter_width=6, filter_height=6, fused_activation_function="NONE")  # fmt: skip
+    gate = b.conv(pooled, 8, 8, (1, 1, 1, 8), k=1)
+    g = b.op("LOGISTIC", (gate,), (1, 1, 1, 8))
+    m = b.op("MUL", (x, g), (1, 6, 6, 8), fused_activation_function="NONE")
+    y = b.conv(m, 8, 5, (1, 6, 6, 5), k=1)
+    graph = b.graph([x], [y])
+    fused, res = fuse_input_scale(graph)
+    assert res.applied == 1 and "MUL" not in [op.type for op in fused.ops]
+    assert fused.ops[-1].attrs["input_scale"] == g and fused.ops[-1].inputs[0] == x
+    same_outputs(graph, fused)
+    declined, res = fuse_input_scale(b.graph([x], [m, y]))  # the MUL output is a graph output
+    assert res.applied == 0

@@ -80,7 +80,8 @@ class Conv2D(Kernel):
     priority = 100
 
     def accepts(self, op: Op, graph: Graph) -> bool:
-        return graph.tensors[op.inputs[1]].is_constant
+        # input_scale (a fused gate) is only in conv1x1; elsewhere the CPU runs it.
+        return graph.tensors[op.inputs[1]].is_constant and "input_scale" not in op.attrs
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])

@@ -93,7 +93,11 @@ class Conv1x1(Kernel):
         if shared:
             total = ceil_div(dst.s, group) * group
             packed, biases = pad_slices(packed, total), pad_slices(biases, total)
-        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4)
+        scale_binding = None
+        if "input_scale" in op.attrs:
+            scale_binding = 5 if shared else 4
+        first = 4 + int(shared) + int(scale_binding is not None)
+        steps, extra = epilogue.build(op, graph, first_binding=first)
         dispatches = []
         for base in range(0, dst.s, group):
             n = group if shared else min(group, dst.s - base)
@@ -113,6 +117,7 @@ class Conv1x1(Kernel):
                 bs=nbs,
                 wg=wg,
                 steps=steps,
+                scale_binding=scale_binding,
             )
             uni = space.split(",")[0]
             bindings = (
@@ -121,6 +126,7 @@ class Conv1x1(Kernel):
                 Binding("const", data=packed[base : base + n].reshape(-1), space=uni, dtype="f32"),
                 Binding("const", data=biases[base : base + n].reshape(-1), space=uni, dtype="f32"),
                 *([part_of(base, count)] if shared else []),
+                *([Binding("in", tensor=op.attrs["input_scale"])] if scale_binding else []),
                 *extra,
             )
             grid = (
