@@ -1,0 +1,33 @@
+"""Policy `heuristic`: the candidate passing the most rules, without timing anything.
+
+Ties, in order: the kernel's preferred work shape (its first listed), less
+padding, a size closer to 64 invocations, then wider x, then wider y.
+"""
+
+from __future__ import annotations
+
+from engine.gpu.workgroups.candidates import candidates
+from engine.gpu.workgroups.limits import DeviceLimits
+from engine.gpu.workgroups.rules import Context, passed
+from engine.gpu.workgroups.spec import Candidate, Choice, KernelSignature
+
+PREFERRED_SIZE_LOG2 = 6  # 64 invocations: the size every current kernel settled on
+
+
+def rank(c: Candidate, ctx: Context) -> tuple:
+    """Sort key: smaller is better."""
+    return (
+        -len(passed(c, ctx)),
+        ctx.sig.work.index(c.work),
+        c.waste(ctx.sig.space),
+        abs(c.size.bit_length() - 1 - PREFERRED_SIZE_LOG2),
+        -c.workgroup[0],
+        -c.workgroup[1],
+    )
+
+
+def heuristic(sig: KernelSignature, limits: DeviceLimits) -> Choice:
+    """The heuristic choice for `sig` on a device with `limits`."""
+    pool = candidates(sig, limits)
+    ctx = Context.of(sig, limits, pool)
+    return Choice.of(min(pool, key=lambda c: rank(c, ctx)), "heuristic")
