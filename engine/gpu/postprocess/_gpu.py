@@ -1,0 +1,64 @@
+"""Small WebGPU helpers shared by the post-process stages (pipelines, buffers, bind groups)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# (device id, WGSL source) -> pipeline: stages with the same source share one pipeline
+_PIPELINES: dict[tuple[int, str], object] = {}
+
+
+def compute_pipeline(device, source: str, label: str):
+    """A compute pipeline (entry point `main`, auto layout) for `source`, created once."""
+    from engine.errors import DeviceError
+
+    key = (id(device), source)
+    if key not in _PIPELINES:
+        try:
+            module = device.create_shader_module(code=source, label=label)
+            _PIPELINES[key] = device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"}, label=label
+            )
+        except Exception as exc:
+            raise DeviceError(f"{label}: shader failed to compile: {exc}") from None
+    return _PIPELINES[key]
+
+
+def bind_group(device, pipeline, resources: list) -> object:
+    """Bind group 0 of `pipeline`: each resource is a buffer, (buffer, offset, size) or a
+    texture view / sampler."""
+    import wgpu
+
+    entries = []
+    for i, r in enumerate(resources):
+        if isinstance(r, tuple):
+            buf, offset, size = r
+            r = {"buffer": buf, "offset": offset, "size": size}
+        elif isinstance(r, wgpu.GPUBuffer):
+            r = {"buffer": r, "offset": 0, "size": r.size}
+        entries.append({"binding": i, "resource": r})
+    return device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=entries)
+
+
+def zeros_buffer(device, nbytes: int, usage) -> object:
+    """A zero-filled buffer of at least 16 bytes (a multiple of 16)."""
+    nbytes = max(16, -(-nbytes // 16) * 16)
+    return device.create_buffer_with_data(data=np.zeros(nbytes, np.uint8), usage=usage)
+
+
+def dispatch(encoder, pipeline, group, grid: tuple[int, int, int]) -> None:
+    """Record one dispatch in a compute pass of its own."""
+    pass_ = encoder.begin_compute_pass()
+    pass_.set_pipeline(pipeline)
+    pass_.set_bind_group(0, group)
+    pass_.dispatch_workgroups(*grid)
+    pass_.end()
+
+
+def wgsl_float(x: float) -> str:
+    """A WGSL f32 literal that round-trips `x` (repr of the float32 value)."""
+    v = float(np.float32(x))
+    s = repr(v)
+    if "inf" in s or "nan" in s:
+        raise ValueError(f"{x} has no WGSL literal")
+    return s if ("." in s or "e" in s) else s + ".0"
