@@ -1,5 +1,6 @@
 # webgpu-ar: two commands on a fresh machine
-#   make demo   system packages, .venv, models, sample media, then face detection on the still
+#   make demo   system packages, .venv, models, sample media, then ar-demo headless selfie
+#               segmentation on the sample clip -> out/demo.mp4 + a summary table
 #   make test   the same set-up, then ruff (lint + format check) and pytest
 # Every target is idempotent: a second run only re-checks (stamps, checksums, frame counts).
 
@@ -10,12 +11,13 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.stamp-install
 PYTEST_ARGS ?= -q
 
-.PHONY: all setup venv models assets demo test lint format clean distclean help
+.PHONY: all setup venv models assets demo demo-still test lint format clean distclean help
 
 all: demo
 
 help:
-	@echo "make demo       set everything up, run face detection on assets/astronaut.png -> out/demo.png"
+	@echo "make demo       set everything up, ar-demo headless segmentation of assets/sample.mp4 -> out/demo.mp4"
+	@echo "make demo-still face detection (numpy reference) on assets/astronaut.png -> out/demo.png"
 	@echo "make test       set everything up, then ruff check, ruff format --check, pytest"
 	@echo "make setup      system packages (mesa-vulkan-drivers, xvfb) via scripts/setup_system.sh"
 	@echo "make venv       $(VENV) with the project installed editable, extras [$(EXTRAS)]"
@@ -48,6 +50,11 @@ assets: $(STAMP)
 	$(PY) -m assets.make_sample
 
 demo: setup $(STAMP) models assets
+	$(PY) -m app.cli --model models/selfie_segmentation.tflite --input assets/sample.mp4 \
+		--headless --output out/demo.mp4 --stats out/demo.json
+
+# The foundation demo: face detection with the numpy reference on the still.
+demo-still: setup $(STAMP) models assets
 	$(PY) -m app.demo_still --model models/face_detection_short_range.tflite \
 		--image assets/astronaut.png --output out/demo.png
 

@@ -31,10 +31,17 @@ def test_make_target_exists(target):
 
 
 @pytest.mark.skipif(MAKE is None, reason="make not installed")
-def test_make_demo_runs_the_still_demo():
+def test_make_demo_runs_headless_segmentation():
     out = subprocess.run([MAKE, "-n", "-B", "demo"], cwd=ROOT, capture_output=True, text=True)
     assert "scripts/setup_system.sh" in out.stdout
     assert "-m models.fetch" in out.stdout and "-m assets.make_sample" in out.stdout
+    assert "-m app.cli" in out.stdout and "selfie_segmentation" in out.stdout
+    assert "--headless" in out.stdout and "out/demo.mp4" in out.stdout
+
+
+@pytest.mark.skipif(MAKE is None, reason="make not installed")
+def test_make_demo_still_runs_the_still_demo():
+    out = subprocess.run([MAKE, "-n", "-B", "demo-still"], cwd=ROOT, capture_output=True, text=True)
     assert "-m app.demo_still" in out.stdout and "out/demo.png" in out.stdout
 
 

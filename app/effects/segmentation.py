@@ -1,0 +1,118 @@
+"""Segmentation effect: the person stays, the background is blurred, replaced or tinted.
+
+- input: the frame texture; a [1, H, W, 1] person-probability model (selfie_segmentation)
+- output: one full-screen draw that composites camera and background through the mask
+- options: style (`e` cycles): blur, replace, tint, mask (the mask itself, red)
+- blur: a compute pass (shaders/app_blur.wgsl) blurs the frame into a quarter-size texture,
+  the composite samples it; the "postprocess" stage, run only in that style
+- usage: `SegmentationEffect(ctx, [spec], (640, 480), "bgra8unorm")`
+
+Steps per frame: pre-process (stretch the frame to the input, [0, 1]) -> inference. No
+post-process pass: the fragment shader binds the engine's output buffer (PHWC4, one slice,
+vec4 index y * W + x, lane 0) as read-only storage, resamples the mask bilinearly at the
+fragment's position (stretch: frame uv = mask uv) and smooths the edge with a smoothstep.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.effects.base import Effect, buffer_entry, render_pipeline
+from engine.gpu.codegen import render
+from engine.gpu.preprocess import Preprocessor
+
+BLUR_DOWNSCALE = 4  # the blurred background is a quarter of the frame's size
+BLUR_RADIUS_PX = 16.0  # disc radius in frame pixels (then the linear upsampling smooths it)
+
+
+class SegmentationEffect(Effect):
+    name = "segmentation"
+    styles = ("blur", "replace", "tint", "mask")
+
+    def build(self) -> None:
+        import wgpu
+
+        spec = self.specs[0]
+        engine = self.engines["segmentation"]
+        self.pre = Preprocessor(engine, spec.input_name, value_range=spec.value_range)
+        fw, fh = self.frame_size
+        # stretch: the whole frame onto the input (normalised tensor coords -> frame pixels)
+        self.pre.set_roi(np.array([[fw, 0, 0], [0, fh, 0]], np.float64))
+        (out_name,) = spec.outputs
+        self.mask = engine.tensor_layout(out_name)
+        self.params = self.device.create_buffer(
+            size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+        )
+        self.device.queue.write_buffer(
+            self.params, 0, np.array([*self.frame_size, 0, 0], np.float32)
+        )
+        self._pipelines: dict[int, object] = {}
+        self._groups: dict[int, tuple] = {}
+        fw, fh = self.frame_size
+        bw, bh = max(1, fw // BLUR_DOWNSCALE), max(1, fh // BLUR_DOWNSCALE)
+        self.blurred = self.device.create_texture(
+            size=(bw, bh, 1), format="rgba8unorm", label="blurred background",
+            usage=wgpu.TextureUsage.STORAGE_BINDING | wgpu.TextureUsage.TEXTURE_BINDING,
+        )  # fmt: skip
+        self.blurred_view = self.blurred.create_view()
+        module = self.device.create_shader_module(
+            code=render("app_blur.wgsl", radius=f"{BLUR_RADIUS_PX!r}"), label="app_blur"
+        )
+        self.blur_pipeline = self.device.create_compute_pipeline(
+            layout="auto", compute={"module": module, "entry_point": "main"}
+        )
+        self.blur_grid = (-(-bw // 8), -(-bh // 8), 1)
+        self._blur_group = None
+
+    def _blur(self, encoder, frame_view) -> None:
+        if self._blur_group is None or self._blur_group[0] is not frame_view:
+            group = self.device.create_bind_group(
+                layout=self.blur_pipeline.get_bind_group_layout(0),
+                entries=[{"binding": 0, "resource": frame_view},
+                         {"binding": 1, "resource": self.sampler},
+                         {"binding": 2, "resource": self.blurred_view}],
+            )  # fmt: skip
+            self._blur_group = (frame_view, group)
+        p = encoder.begin_compute_pass()
+        p.set_pipeline(self.blur_pipeline)
+        p.set_bind_group(0, self._blur_group[1])
+        p.dispatch_workgroups(*self.blur_grid)
+        p.end()
+
+    def _pipeline(self):
+        """The composite pipeline of the current style (style baked into the shader)."""
+        if self.style not in self._pipelines:
+            _, mh, mw, _ = self.mask.phwc4
+            self._pipelines[self.style] = render_pipeline(
+                self.device, "app_segmentation.wgsl", self.target_format,
+                precision=self.precision, mask_w=mw, mask_h=mh, style=self.style,
+            )  # fmt: skip
+        return self._pipelines[self.style]
+
+    def steps(self, frame_view):
+        steps = [
+            ("preprocess", lambda enc: self.pre.encode(enc, frame_view)),
+            ("inference", self.engines["segmentation"].encode),
+        ]
+        if self.style_name == "blur":
+            steps.append(("postprocess", lambda enc: self._blur(enc, frame_view)))
+        return steps
+
+    def draw(self, render_pass, frame_view) -> None:
+        pipeline = self._pipeline()
+        cached = self._groups.get(self.style)
+        if cached is None or cached[0] is not frame_view:
+            group = self.device.create_bind_group(
+                layout=pipeline.get_bind_group_layout(0),
+                entries=[
+                    {"binding": 0, "resource": frame_view},
+                    {"binding": 1, "resource": self.sampler},
+                    buffer_entry(2, self.mask),
+                    {"binding": 3, "resource": {"buffer": self.params, "offset": 0, "size": 16}},
+                    {"binding": 4, "resource": self.blurred_view},
+                ],
+            )
+            self._groups[self.style] = cached = (frame_view, group)
+        render_pass.set_pipeline(pipeline)
+        render_pass.set_bind_group(0, cached[1])
+        render_pass.draw(3)

@@ -1,0 +1,164 @@
+"""One frame through the GPU: upload -> effect stages -> render (+ HUD) -> one submit -> wait.
+
+- input: a `Frame` (BGR), a render target view (window surface or offscreen texture)
+- output: the rendered target; a `FrameRecord` (CPU ms per stage, GPU ms per stage from
+  timestamps, wait wall/CPU ms, latency); optionally the rendered pixels (headless only)
+- options: sync mode `sleep` | `spin` (switchable between frames), GPU timestamps when the
+  adapter has them, a HUD drawn in the same render pass
+- usage: `p = FramePipeline(ctx, specs, "segmentation", (640, 480), "bgra8unorm")`;
+  `rec = p.process(frame, target_view)`
+
+Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is
+read back; `transfers()` counts what crossed the bus: frame uploads, small uniform writes,
+HUD vertex uploads, timestamp reads and (headless) the final-frame readback, apart.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from app.effects import effect_class
+from app.gpu_sync import SYNC_MODES, Fence, GpuMarks
+from app.sources import Frame, FrameUploader
+from app.stats import FrameRecord, Timeline
+
+
+class FramePipeline:
+    def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
+                 *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
+                 gpu_timing: bool = True):  # fmt: skip
+        if sync not in SYNC_MODES:
+            raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
+        self.ctx, self.device = ctx, ctx.device
+        self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
+        self.uploader = FrameUploader(self.device, frame_size)
+        self.effect = effect_class(effect)(
+            ctx, specs, frame_size, target_format, precision, planner
+        )
+        self.marks = GpuMarks(self.device) if gpu_timing and ctx.has_timestamps else None
+        self.fence = Fence(self.device)
+        self.timeline = Timeline()
+        self.frame_readbacks = 0
+        self.tensor_readbacks = 0  # stays 0: nothing on this path maps a tensor buffer
+        self._readback = None
+
+    # --- controls --------------------------------------------------------------------
+    def toggle_sync(self) -> str:
+        self.sync = "spin" if self.sync == "sleep" else "sleep"
+        return self.sync
+
+    def set_planner(self, planner: str | None) -> None:
+        """Rebuild the engines with another memory planner (between frames)."""
+        self.effect.rebuild(planner)  # process() waits for every frame: nothing in flight
+
+    # --- one frame -------------------------------------------------------------------
+    def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:
+        """Render `frame` into `target_view`; with `readback_texture` also return its pixels
+        as rec.image (BGRA uint8, headless only)."""
+        rec = FrameRecord(frame.index, frame.t_capture, self.sync)
+        c0 = time.thread_time()
+        t = time.perf_counter()
+
+        def lap(stage: str) -> None:
+            nonlocal t
+            now = time.perf_counter()
+            rec.cpu_ms[stage] = rec.cpu_ms.get(stage, 0.0) + (now - t) * 1e3
+            t = now
+
+        self.uploader.upload(frame.bgr)
+        lap("upload")
+        encoder = self.device.create_command_encoder()
+        if self.marks:
+            self.marks.begin(encoder)
+        frame_view = self.uploader.view
+        for stage, encode in self.effect.steps(frame_view):
+            encode(encoder)
+            if self.marks:
+                self.marks.mark(encoder, stage)
+            lap(stage)
+        draw_data = hud.prepare(self) if hud is not None else None
+        if hud is not None:
+            lap("hud")
+        rp = encoder.begin_render_pass(color_attachments=[{
+            "view": target_view, "clear_value": (0, 0, 0, 1), "load_op": "clear",
+            "store_op": "store"}])  # fmt: skip
+        self.effect.draw(rp, frame_view)
+        if draw_data is not None:
+            hud.render(draw_data, rp)
+        rp.end()
+        if self.marks:
+            self.marks.mark(encoder, "render")
+        if readback_texture is not None:
+            self._copy_out(encoder, readback_texture)
+        if self.marks:
+            self.marks.finish(encoder)
+        self.fence.signal(encoder)
+        lap("render")
+        self.device.queue.submit([encoder.finish()])
+        lap("submit")
+        rec.wait_ms, rec.wait_cpu_ms = self.fence.wait(self.sync)
+        t = time.perf_counter()
+        if self.marks:
+            rec.gpu_ms = self.marks.read_ms()
+        if readback_texture is not None:
+            rec.image = self._read_out()
+            lap("readback")
+        rec.frame_cpu_ms = (time.thread_time() - c0) * 1e3
+        rec.t_done = time.perf_counter()
+        return rec
+
+    # --- headless: the rendered frame back to the CPU -----------------------------------
+    def _copy_out(self, encoder, texture) -> None:
+        import wgpu
+
+        w, h = texture.size[0], texture.size[1]
+        row = (w * 4 + 255) // 256 * 256
+        if self._readback is None or self._readback[1] != (w, h):
+            buf = self.device.create_buffer(
+                size=row * h, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+            )
+            self._readback = (buf, (w, h), row)
+        buf, _, row = self._readback
+        encoder.copy_texture_to_buffer(
+            {"texture": texture}, {"buffer": buf, "bytes_per_row": row, "rows_per_image": h},
+            (w, h, 1),
+        )  # fmt: skip
+
+    def _read_out(self) -> np.ndarray:
+        import wgpu
+
+        buf, (w, h), row = self._readback
+        buf.map_sync(wgpu.MapMode.READ)
+        img = np.frombuffer(buf.read_mapped(), np.uint8).reshape(h, row)[:, : w * 4]
+        img = img.reshape(h, w, 4).copy()
+        buf.unmap()
+        self.frame_readbacks += 1
+        return img
+
+    # --- figures -----------------------------------------------------------------------
+    def transfers(self) -> dict[str, int]:
+        eng = [e.stats for e in self.effect.engines.values()]
+        return {
+            "frame_uploads": self.uploader.uploads,
+            "tensor_readbacks": self.tensor_readbacks + sum(s.readbacks for s in eng),
+            "engine_uploads": sum(s.uploads for s in eng),
+            "timestamp_reads": self.marks.readbacks if self.marks else 0,
+            "fence_maps": self.fence.maps,
+            "frame_readbacks": self.frame_readbacks,
+        }
+
+    def models_info(self) -> list[dict]:
+        out = []
+        for role, e in self.effect.engines.items():
+            m = e.memory
+            out.append({
+                "name": Path(e.graph.name).stem, "role": role, "dispatches": e.dispatch_count,
+                "precision": e.precision,
+                "memory": {"strategy": m.strategy, "total_bytes": int(m.total_bytes),
+                           "naive_bytes": int(m.naive_bytes), "lower_bound": int(m.lower_bound),
+                           "objects": int(m.objects)},
+            })  # fmt: skip
+        return out

@@ -1,0 +1,207 @@
+"""The live GPU path against the reference interpreter on the same frames, and the
+zero-readback rule (counted on wgpu itself, not only by the app's own counters)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from app.models import load_model
+from app.pipeline import FramePipeline
+from app.sources import open_source
+from tests.app.conftest import reference_faces, reference_mask, sample_clip
+from tests.conftest import model_file
+from tests.gpu.util import gpu_context
+
+CTX = gpu_context()
+
+
+def _pipeline(models, effect, **kw):
+    import wgpu
+
+    specs = [load_model(model_file(m)) for m in models]
+    source = open_source(str(sample_clip()), 300)
+    p = FramePipeline(CTX, specs, effect, source.size, "bgra8unorm", **kw)
+    target = CTX.device.create_texture(size=(*source.size, 1), format="bgra8unorm",
+                                       usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+    return p, source, target.create_view()
+
+
+def _frames(source, indices):
+    """Yield (index, frame) for the wanted indices, reading through the clip."""
+    wanted = set(indices)
+    while wanted:
+        f = source.read()
+        if f.index in wanted:
+            wanted.discard(f.index)
+            yield f
+
+
+def _read(layout) -> np.ndarray:
+    """A graph output read back (test only) as its declared shape."""
+    dt = np.float16 if layout.precision == "fp16" else np.float32
+    raw = CTX.device.queue.read_buffer(layout.buffer, layout.offset, layout.size)
+    b, h, w, c = layout.phwc4
+    a = np.frombuffer(raw, dt).reshape(layout.slices, b * h, w, 4).transpose(1, 2, 0, 3)
+    return a.reshape(b * h, w, -1)[:, :, :c].astype(np.float32).reshape(layout.shape)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_segmentation_mask_iou(precision):
+    if precision == "fp16" and not CTX.has_f16:
+        pytest.skip("adapter lacks shader-f16")
+    p, source, view = _pipeline(["selfie_segmentation"], "segmentation", precision=precision)
+    layout = p.effect.mask
+    for frame in _frames(source, (0, 120, 250)):
+        p.process(frame, view)
+        got = _read(layout).reshape(256, 256) > 0.5
+        want = reference_mask(p.effect.specs[0].graph, frame.bgr) > 0.5
+        iou = (got & want).sum() / (got | want).sum()
+        assert iou >= 0.98, (frame.index, iou)
+
+
+def test_face_detection_box_iou():
+    from app.face_detection import iou
+
+    p, source, view = _pipeline(["face_detection_short_range"], "face-detection")
+    for frame in _frames(source, (0, 100, 200, 299)):
+        p.process(frame, view)
+        got = p.effect.decoder.read("frame_px")
+        want = reference_faces(p.effect.specs[0].graph, frame.bgr)
+        assert len(got) == len(want) == 1, (frame.index, len(got), len(want))
+        assert iou(want.boxes[0], got.boxes)[0] >= 0.9
+
+
+def _crop(rgb: np.ndarray, m: np.ndarray, size: int) -> np.ndarray:
+    """Bilinear crop through frame_from_tensor `m` (as the pre-process shader: texel centres,
+    black outside the frame), RGB in [0, 1]."""
+    h, w, _ = rgb.shape
+    u = (np.arange(size) + 0.5) / size
+    uu, vv = np.meshgrid(u, u)
+    px = m[0, 0] * uu + m[0, 1] * vv + m[0, 2]
+    py = m[1, 0] * uu + m[1, 1] * vv + m[1, 2]
+    inside = (px >= 0) & (py >= 0) & (px < w) & (py < h)
+    x, y = np.clip(px - 0.5, 0, w - 1), np.clip(py - 0.5, 0, h - 1)
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+    fx, fy = (x - x0)[..., None], (y - y0)[..., None]
+    img = rgb.astype(np.float64) / 255.0
+    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
+    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
+    out = top * (1 - fy) + bottom * fy
+    return (out * inside[..., None]).astype(np.float32)
+
+
+def test_face_mesh_landmarks_match_reference_on_the_same_roi():
+    from engine.reference import Interpreter
+
+    p, source, view = _pipeline(["face_detection_short_range", "face_landmark"], "face-mesh")
+    eff = p.effect
+    spec = eff.specs[1]
+    interp = Interpreter(spec.graph)
+    lm_name = max(spec.outputs, key=lambda n: math.prod(spec.outputs[n]))
+    for frame in _frames(source, (0, 150)):
+        p.process(frame, view)
+        roi = eff.roi.read()
+        assert roi.valid
+        crop = _crop(frame.bgr[:, :, ::-1], roi.frame_from_tensor, 192)
+        want = interp.run({spec.input_name: crop[None]})[lm_name].reshape(468, 3)
+        got = _read(eff.engines["landmarks"].tensor_layout(lm_name)).reshape(468, 3)
+        err = np.abs(got[:, :2] - want[:, :2]).max()
+        assert err < 2.0, (frame.index, err)  # pixels of the 192x192 ROI
+        assert eff.projector.read().present
+
+
+@pytest.mark.parametrize(
+    "models,effect",
+    [
+        (["selfie_segmentation"], "segmentation"),
+        (["face_detection_short_range"], "face-detection"),
+        (["face_detection_short_range", "face_landmark"], "face-mesh"),
+    ],
+)
+def test_zero_readbacks_per_live_frame(monkeypatch, models, effect):
+    """After warm-up a live frame is one write_texture, no write_buffer, and no map or read
+    of anything but the 16-byte fence (GPU timestamps off: they are timing, not tensors)."""
+    import wgpu
+    from wgpu.backends.wgpu_native import GPUBuffer, GPUQueue
+
+    p, source, view = _pipeline(models, effect, gpu_timing=False)
+    frames = _frames(source, range(8))
+    for _ in range(3):
+        p.process(next(frames), view)
+    calls: list[tuple[str, object]] = []
+
+    def spy(cls, name):
+        original = getattr(cls, name)
+
+        def wrapper(self, *args, **kwargs):
+            calls.append((name, self if cls is GPUBuffer else (args[0] if args else None)))
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, name, wrapper)
+
+    spy(GPUBuffer, "map_async")  # map_sync goes through it
+    for name in ("read_buffer", "read_texture", "write_buffer", "write_texture"):
+        spy(GPUQueue, name)
+    before = p.transfers()
+    for frame in frames:
+        p.process(frame, view)
+    n = 5
+    kinds = [c[0] for c in calls]
+    assert kinds.count("write_texture") == n
+    assert kinds.count("write_buffer") == 0
+    assert kinds.count("read_buffer") == kinds.count("read_texture") == 0
+    mapped = [obj for kind, obj in calls if kind.startswith("map")]
+    assert len(mapped) == n and all(b is p.fence.dst and b.size == 16 for b in mapped)
+    after = p.transfers()
+    assert after["tensor_readbacks"] == before["tensor_readbacks"] == 0
+    assert after["engine_uploads"] == 0 and after["frame_uploads"] - before["frame_uploads"] == n
+    assert wgpu is not None
+
+
+@pytest.mark.parametrize(
+    "models,effect",
+    [
+        (["selfie_segmentation"], "segmentation"),
+        (["face_detection_short_range", "face_landmark"], "face-mesh"),
+    ],
+)
+def test_live_planner_switch_and_sync_toggle(models, effect):
+    """The HUD's planner switch rebuilds the engines between frames; results stay right."""
+    p, source, view = _pipeline(models, effect)
+    frames = _frames(source, range(4))
+    p.process(next(frames), view)
+    before = {r: e.memory.strategy for r, e in p.effect.engines.items()}
+    p.set_planner("naive")
+    assert all(e.memory.strategy == "naive" for e in p.effect.engines.values()), before
+    assert p.toggle_sync() == "spin"
+    frame = next(frames)
+    rec = p.process(frame, view)
+    assert rec.sync == "spin" and rec.wait_ms >= 0
+    if effect == "segmentation":
+        got = _read(p.effect.mask).reshape(256, 256) > 0.5
+        want = reference_mask(p.effect.specs[0].graph, frame.bgr) > 0.5
+        assert (got & want).sum() / (got | want).sum() >= 0.98
+    else:
+        assert p.effect.projector.read().present
+    p.set_planner(None)
+    p.effect.cycle_style()
+    p.process(next(frames), view)
+
+
+def test_face_mesh_hides_without_a_face():
+    """A frame with no face: the post-process writes 0 instances, the frame is drawn as is."""
+    import time
+
+    from app.sources import Frame
+
+    p, source, view = _pipeline(["face_detection_short_range", "face_landmark"], "face-mesh")
+    p.process(source.read(), view)
+    assert p.effect.projector.read().present
+    blank = np.full((480, 640, 3), 90, np.uint8)
+    p.process(Frame(1, blank, time.perf_counter()), view)
+    lm = p.effect.projector.read()
+    assert not lm.present and lm.args[1] == 0

@@ -1,0 +1,142 @@
+"""Headless end-to-end on the sample clip, per effect: the output video has every frame,
+differs from the input where the overlay is and matches it elsewhere."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from app.cli import main
+from tests.app.conftest import frame_diff, read_video, reference_faces, reference_mask, sample_clip
+from tests.conftest import model_file
+from tests.gpu.util import gpu_context
+
+gpu_context()  # skips the module without an adapter
+FRAMES = 20
+CHECKED = (0, 9, 19)
+# mp4v re-encoding: unchanged regions stay within a few levels of the input
+SAME = 6.0
+
+
+def _headless(tmp_path, models, *extra):
+    out, stats = tmp_path / "out.mp4", tmp_path / "stats.json"
+    args = [a for m in models for a in ("--model", str(model_file(m)))]
+    code = main([*args, "--input", str(sample_clip()), "--headless", "--output", str(out),
+                 "--frames", str(FRAMES), "--stats", str(stats), "--no-progress", *extra])  # fmt: skip
+    assert code == 0
+    summary = json.loads(stats.read_text())
+    got = read_video(out)
+    want = read_video(sample_clip(), FRAMES)
+    assert len(got) == len(want) == FRAMES == summary["frames_written"] == summary["frames_read"]
+    assert summary["failed_frames"] == [] and summary["transfers"]["tensor_readbacks"] == 0
+    return got, want, summary
+
+
+def test_segmentation_replaces_the_background(tmp_path):
+    got, want, summary = _headless(tmp_path, ["selfie_segmentation"], "--style", "replace")
+    graph = __import__("engine").load_tflite(model_file("selfie_segmentation"))
+    for i in CHECKED:
+        mask = cv2.resize(
+            reference_mask(graph, want[i]), (640, 480), interpolation=cv2.INTER_LINEAR
+        )
+        kernel = np.ones((15, 15), np.uint8)
+        person = cv2.erode((mask > 0.9).astype(np.uint8), kernel).astype(bool)
+        background = cv2.erode((mask < 0.1).astype(np.uint8), kernel).astype(bool)
+        assert person.sum() > 20_000 and background.sum() > 20_000
+        d = frame_diff(got[i], want[i])
+        assert np.median(d[person]) < SAME, np.median(d[person])
+        assert np.median(d[background]) > 25, np.median(d[background])
+    assert summary["effect"] == "segmentation" and summary["fps"] > 0
+
+
+def test_face_detection_draws_the_box(tmp_path):
+    got, want, _ = _headless(tmp_path, ["face_detection_short_range"], "--style", "box")
+    graph = __import__("engine").load_tflite(model_file("face_detection_short_range"))
+    for i in CHECKED:
+        faces = reference_faces(graph, want[i])
+        assert len(faces) == 1
+        x0, y0, x1, y1 = faces.boxes[0]
+        d = frame_diff(got[i], want[i])
+        # on the outline: the middle half of each edge, the line is 3 px wide
+        xs = np.linspace(x0 + (x1 - x0) / 4, x1 - (x1 - x0) / 4, 20).astype(int)
+        ys = np.linspace(y0 + (y1 - y0) / 4, y1 - (y1 - y0) / 4, 20).astype(int)
+        edges = np.concatenate([d[int(round(y0)), xs], d[int(round(y1)), xs],
+                                d[ys, int(round(x0))], d[ys, int(round(x1))]])  # fmt: skip
+        assert np.median(edges) > 40, edges
+        # elsewhere: away from the box by 12 px
+        away = np.ones(d.shape, bool)
+        away[max(0, int(y0) - 12) : int(y1) + 12, max(0, int(x0) - 12) : int(x1) + 12] = False
+        assert np.median(d[away]) < SAME and np.percentile(d[away], 99) < 25
+
+
+def test_face_mesh_draws_points_on_the_face(tmp_path):
+    got, want, summary = _headless(
+        tmp_path, ["face_detection_short_range", "face_landmark"], "--style", "points"
+    )
+    graph = __import__("engine").load_tflite(model_file("face_detection_short_range"))
+    for i in CHECKED:
+        (x0, y0, x1, y1) = reference_faces(graph, want[i]).boxes[0]
+        d = frame_diff(got[i], want[i])
+        cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0)
+        inside = d[
+            max(0, int(cy - r / 2)) : int(cy + r / 2), max(0, int(cx - r / 2)) : int(cx + r / 2)
+        ]
+        assert (inside > 60).sum() > 300  # 468 points of ~3 px
+        away = np.ones(d.shape, bool)
+        away[max(0, int(cy - r)) : int(cy + r), max(0, int(cx - r)) : int(cx + r)] = False
+        assert np.median(d[away]) < SAME and np.percentile(d[away], 99) < 25
+    assert [m["role"] for m in summary["models"]] == ["detection", "landmarks"]
+
+
+def test_hud_is_burnt_in_and_stats_have_percentiles(tmp_path):
+    got, want, summary = _headless(tmp_path, ["face_detection_short_range"], "--hud",
+                                   "--sync", "spin")  # fmt: skip
+    d = frame_diff(got[-1], want[-1])
+    assert np.median(d[10:200, 10:200]) > 15  # the HUD panel, top left
+    assert summary["hud"] is True and summary["sync"] == "spin"
+    for stage in ("upload", "preprocess", "inference", "postprocess", "render"):
+        assert set(summary["cpu_ms"][stage]) >= {"p50", "p90", "p99"}
+    assert summary["latency_ms"]["p50"] > 0 and summary["models"][0]["memory"]["total_bytes"] > 0
+
+
+@pytest.mark.parametrize("planner", ["greedy"])
+def test_still_image_planner_and_fp16(tmp_path, planner):
+    from tests.conftest import ASSETS_DIR
+
+    still = ASSETS_DIR / "astronaut.png"
+    if not still.exists():
+        pytest.skip("astronaut.png missing: run `make assets`")
+    out = tmp_path / "still.mp4"
+    code = main(["--model", str(model_file("selfie_segmentation")), "--input", str(still),
+                 "--headless", "--output", str(out), "--frames", "3", "--planner", planner,
+                 "--precision", "fp16", "--no-progress"])  # fmt: skip
+    assert code == 0 and len(read_video(out)) == 3
+
+
+def test_ctrl_c_finishes_the_file(tmp_path):
+    """SIGINT mid-run: exit 130, the summary says so, the video written so far plays."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    out = tmp_path / "cut.mp4"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "--model", str(model_file("selfie_segmentation")),
+         "--input", str(sample_clip()), "--headless", "--output", str(out), "--no-progress"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.time() + 60
+    while time.time() < deadline and (not out.exists() or out.stat().st_size < 20_000):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    assert "interrupted" in stdout
+    frames = read_video(out)
+    assert 0 < len(frames) < 300

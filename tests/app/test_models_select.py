@@ -1,0 +1,48 @@
+"""Which effect a set of models makes (no GPU)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.errors import AppError
+from app.models import ModelSpec, choose_effect, load_model, model_role
+from tests.conftest import model_file
+
+
+def test_roles_from_output_shapes():
+    assert model_role({"activation_10": (1, 256, 256, 1)}) == "segmentation"
+    assert model_role({"regressors": (1, 896, 16), "classificators": (1, 896, 1)}) == "detection"
+    assert model_role({"conv2d_21": (1, 1, 1, 1404), "conv2d_31": (1, 1, 1, 1)}) == "landmarks"
+    assert model_role({"out": (1, 213), "iris": (1, 15)}) is None
+
+
+def _spec(role):
+    return ModelSpec(path=__import__("pathlib").Path(f"{role}.tflite"), graph=None, role=role,
+                     input_name="x", value_range=(0.0, 1.0), fit="stretch")  # fmt: skip
+
+
+def test_auto_picks_the_effect():
+    assert choose_effect([_spec("segmentation")]) == "segmentation"
+    assert choose_effect([_spec("detection")]) == "face-detection"
+    assert choose_effect([_spec("detection"), _spec("landmarks")]) == "face-mesh"
+    assert choose_effect([_spec("landmarks"), _spec("detection")], "face-detection") == (
+        "face-detection"
+    )
+
+
+def test_no_fit_suggests_effect():
+    with pytest.raises(AppError, match="--effect"):
+        choose_effect([_spec(None)])
+    with pytest.raises(AppError, match="needs a detection"):
+        choose_effect([_spec("segmentation")], "face-mesh")
+    with pytest.raises(AppError, match="face detector"):
+        choose_effect([_spec("landmarks")])
+
+
+def test_manifest_gives_range_and_fit():
+    det = load_model(model_file("face_detection_short_range"))
+    assert (det.role, det.value_range, det.fit) == ("detection", (-1.0, 1.0), "letterbox")
+    seg = load_model(model_file("selfie_segmentation"))
+    assert (seg.role, seg.value_range, seg.fit, seg.input_name) == (
+        "segmentation", (0.0, 1.0), "stretch", "input_1",
+    )  # fmt: skip
