@@ -8,7 +8,8 @@ accelerator) and ONNX Runtime (WebGPU EP, labelled by where the nodes ran).
 Prints a markdown table; --markdown/--json write the full report.
 
 usage: engine-bench MODEL... [--runs 100] [--warmup 10] [--precision fp32|fp16]
-                    [--sync sleep|spin] [--peers litert,litert-gpu,onnx|none]
+                    [--sync sleep|spin] [--storage auto|buffer|texture]
+                    [--peers litert,litert-gpu,onnx|none]
                     [--threads 1,all] [--json OUT.json] [--markdown OUT.md]
        engine-bench --op conv3x3|conv1x1|depthwise3x3 [--shape 128x128x32] ...
 Exit status: 0 all engine rows ran; 1 an engine row failed (reported in its row);
@@ -84,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--precision", choices=("fp32", "fp16"), default="fp32")
     p.add_argument("--sync", choices=("sleep", "spin"), default="sleep")
+    p.add_argument(
+        "--storage",
+        choices=("auto", "buffer", "texture"),
+        default="auto",
+        help="intermediate tensors in buffers or textures; auto: measured per adapter (auto)",
+    )
     p.add_argument("--no-transforms", action="store_true", help="compile the graph as imported")
     p.add_argument(
         "--adapter", default=None, help="adapter name substring (else ENGINE_ADAPTER/best)"
@@ -159,6 +166,7 @@ def bench_one(source, graph, import_ms, device_ms, args) -> dict:
             warmup=args.warmup,
             precision=args.precision,
             sync=args.sync,
+            storage=args.storage,
             transforms=not args.no_transforms,
             adapter=args.adapter,
             import_ms=import_ms,
@@ -167,7 +175,7 @@ def bench_one(source, graph, import_ms, device_ms, args) -> dict:
     except Exception as exc:  # the engine is young: a failing model is a row, not a crash
         kind = "" if isinstance(exc, EngineError) else f"{type(exc).__name__}: "
         res["engine"] = peer_mod.skipped("engine", f"{kind}{exc}", status="failed")
-        res["engine"].update(precision=args.precision, sync=args.sync)
+        res["engine"].update(precision=args.precision, sync=args.sync, storage=args.storage)
         _log(f"{source.name}: engine failed: {res['engine']['reason']}")
     res["peers"] = []
     if "litert" in args.peers:
@@ -220,6 +228,7 @@ def _main(argv: list[str] | None) -> int:
         "warmup": args.warmup,
         "precision": args.precision,
         "sync": args.sync,
+        "storage": args.storage,
         "transforms": not args.no_transforms,
         "peers": args.peers,
         "threads": args.threads,

@@ -1,12 +1,14 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // 1x1 convolution (stride 1, no padding) as a matmul over PHWC4 slices
 // (engine/gpu/kernels/conv1x1.py): out[so][p] = bias[so] + sum_si src[si][p] * W[so][si].
 // One invocation: BP consecutive pixels (of the flattened rows*W) x BS output slices.
 // Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+// Input and output: buffers or textures (shaders/tensor.wgsl).
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 // Weights, bias and accumulators are f32 (A) at every storage precision (as in
 // conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
 alias A = f32;
@@ -24,7 +26,7 @@ fn slice_count() -> u32 { return {{ dst_slices }}u; }
 {% endif %}
 {% if scale_binding is not none %}
 // A fused squeeze-excite gate: the input is scaled per channel before the matmul.
-@group(0) @binding({{ scale_binding }}) var<storage, read> in_scale: array<vec4<T>>;
+{{ tensor.declare(scale) }}
 {% endif %}
 {{ ep.declare(steps) }}
 
@@ -47,10 +49,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endfor %}
 {% for k in range(bp) %}
   let q{{ k }} = min(p0 + {{ k }}u, P - 1u);
+{% if src.kind == "texture" %}
+  let qx{{ k }} = q{{ k }} % OUT_W;
+  let qy{{ k }} = q{{ k }} / OUT_W;
+{% endif %}
 {% endfor %}
   for (var si = 0u; si < SRC_S; si++) {
+{% if scale_binding is not none %}
+    let g = {{ tensor.load(scale, "si", "0u", "0u", "si", "A") }};
+{% endif %}
 {% for k in range(bp) %}
-    let x{{ k }} = vec4<A>(src[si * P + q{{ k }}]){% if scale_binding is not none %} * vec4<A>(in_scale[si]){% endif %};
+    let x{{ k }} = {{ tensor.load(src, "si * P + q" ~ k, "qx" ~ k, "qy" ~ k, "si", "A") }}{% if scale_binding is not none %} * g{% endif %};
 {% endfor %}
 {% for j in range(bs) %}
     {
@@ -72,7 +81,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       let x = p % OUT_W;
       var v = vec4<T>(a{{ j }}_{{ k }} + b);
 {{ ep.apply(steps) }}
-      dst[s * P + p] = v;
+      {{ tensor.store(dst, "s * P + p", "x", "row", "s", "v") }}
     }
 {% endfor %}
   }

@@ -1,6 +1,7 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
-// Generic 2-D convolution over PHWC4 buffers.
+// Generic 2-D convolution over PHWC4 tensors (buffers or textures, shaders/tensor.wgsl).
 // One invocation: BX neighbouring output pixels of one row x BS output slices.
 // Kernel taps and the BX x BS accumulators are unrolled at generation time, so
 // every weight index is a constant offset (uniform loads, no local arrays); a
@@ -8,8 +9,8 @@
 // Weights: one mat4x4 per (dst slice, ky, kx, src slice); column j holds the
 // weights of output lane j, so `src * w` gives the four output lanes.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 // Weights, bias and accumulators are f32 (A) at every storage precision: fp16
 // tensors are converted on load, so long sums keep fp32 accuracy.
 alias A = f32;
@@ -56,15 +57,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       let ix{{ i }} = i32(x0 + {{ i }}u) * {{ stride_w }} + {{ kx * dil_w - pad_left }};
 {% if bounds %}
       let m{{ i }} = select(A(0.0), A(1.0), in_y && ix{{ i }} >= 0 && ix{{ i }} < IN_W);
-      let p{{ i }} = ry * u32(IN_W) + u32(clamp(ix{{ i }}, 0, IN_W - 1));
+      let px{{ i }} = u32(clamp(ix{{ i }}, 0, IN_W - 1));
 {% else %}
-      let p{{ i }} = ry * u32(IN_W) + u32(ix{{ i }});
+      let px{{ i }} = u32(ix{{ i }});
+{% endif %}
+{% if src.kind == "buffer" %}
+      let p{{ i }} = ry * u32(IN_W) + px{{ i }};
 {% endif %}
 {% endfor %}
       for (var ss = 0u; ss < SRC_S; ss++) {
         let off = ss * IN_PLANE;
 {% for i in range(bx) %}
-        let s{{ i }} = vec4<A>(src[p{{ i }} + off]){% if bounds %} * m{{ i }}{% endif %};
+        let s{{ i }} = {{ tensor.load(src, "p" ~ i ~ " + off", "px" ~ i, "ry", "ss", "A") }}{% if bounds %} * m{{ i }}{% endif %};
 {% endfor %}
 {% for b in range(bs) %}
         let w{{ b }} = weights[wb{{ b }} + {{ (ky * kw + kx) }}u * SRC_S + ss];
@@ -85,7 +89,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       let x = x0 + {{ i }}u;
       var v = vec4<T>(acc{{ b }}_{{ i }});
 {{ ep.apply(steps) }}
-      dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
     }
 {% endfor %}
   }

@@ -1,14 +1,16 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
-// Depthwise convolution over PHWC4 buffers (engine/gpu/kernels/depthwise.py).
+// Depthwise convolution over PHWC4 tensors (engine/gpu/kernels/depthwise.py), buffers
+// or textures (shaders/tensor.wgsl).
 // Weights: one vec4 per (dst slice, ky, kx), lanes = output channels.
 // tiled:   one invocation = a BY x BX block of output pixels of one slice; the block's
 //          input footprint is loaded once (clamped address, zero outside), taps unrolled.
 // generic: one invocation = one output pixel of one slice; multiplier M > 1 gathers
 //          input channel o / M for each output lane o.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 // Weights, bias and accumulators are f32 (A) at every storage precision (as in
 // conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
 alias A = f32;
@@ -43,7 +45,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let batch = gid.y / {{ tiles_y }}u;
   let oy0 = (gid.y % {{ tiles_y }}u) * {{ by }}u;
   let s = ls + first_slice();
+{% if src.kind == "buffer" %}
   let plane = s * IN_PLANE + batch * u32(IN_H * IN_W);
+{% else %}
+  let in_base = batch * u32(IN_H);
+{% endif %}
   let ix0 = i32(x0) * {{ stride_w }} - {{ pad_left }};
   let iy0 = i32(oy0) * {{ stride_h }} - {{ pad_top }};
   let wb = ls * KK;
@@ -62,10 +68,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   {
     let cy = iy0 + {{ loop.index0 }};
     let vy = cy >= 0 && cy < IN_H;
+{% if src.kind == "buffer" %}
     let py = plane + u32(clamp(cy, 0, IN_H - 1) * IN_W);
+{% else %}
+    let ty = in_base + u32(clamp(cy, 0, IN_H - 1));
+{% endif %}
 {% set used = taps | map(attribute=1) | unique | list %}
 {% for c in used %}
-    let v{{ c }} = select(vec4<A>(0.0), vec4<A>(src[py + px{{ c }}]), vy && vx{{ c }});
+    let v{{ c }} = select(vec4<A>(0.0), {{ tensor.load(src, "py + px" ~ c, "px" ~ c, "ty", "s", "A") }}, vy && vx{{ c }});
 {% endfor %}
 {% for acc, c, t in taps %}
     {{ acc }} += v{{ c }} * w{{ t }};
@@ -81,21 +91,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       let row = batch * OUT_H + y;
       var v = vec4<T>(a{{ oy }}_{{ ox }} + b);
 {{ ep.apply(steps) }}
-      dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
     }
   }
 {% endfor %}{% endfor %}
 }
 {% else %}
 
-fn load(s: u32, pix: u32) -> vec4<A> {
+fn load(s: u32, in_row: u32, ix: u32) -> vec4<A> {
+  let pix = in_row * u32(IN_W) + ix;
 {% if mult == 1 %}
-  return vec4<A>(src[s * IN_PLANE + pix]);
+  return {{ tensor.load(src, "s * IN_PLANE + pix", "ix", "in_row", "s", "A") }};
 {% else %}
   var r: vec4<A>;
   for (var j = 0u; j < 4u; j++) {
     let ic = min((s * 4u + j) / {{ mult }}u, {{ in_c - 1 }}u);
-    r[j] = A(src[(ic / 4u) * IN_PLANE + pix][ic % 4u]);
+    r[j] = {{ tensor.load(src, "(ic / 4u) * IN_PLANE + pix", "ix", "in_row", "ic / 4u", "A") }}[ic % 4u];
   }
   return r;
 {% endif %}
@@ -119,11 +130,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var kx = 0; kx < {{ kw }}; kx++) {
       let ix = ix0 + kx * {{ dil_w }};
       if (ix < 0 || ix >= IN_W) { continue; }
-      acc += load(s, in_row * u32(IN_W) + u32(ix)) * weights[ls * KK + u32(ky * {{ kw }} + kx)];
+      acc += load(s, in_row, u32(ix)) * weights[ls * KK + u32(ky * {{ kw }} + kx)];
     }
   }
   var v = vec4<T>(acc + bias[ls]);
 {{ ep.apply(steps) }}
-  dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+  {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
 }
 {% endif %}

@@ -1,13 +1,19 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
-// Element-wise op over PHWC4 buffers (binary with broadcasting, activations, PReLU).
+// Element-wise op over PHWC4 tensors (binary with broadcasting, activations, PReLU).
 // Grid: x covers the pixels of one slice (V vec4 per invocation, strided by the
 // work group so neighbouring invocations touch neighbouring vec4), y = slice.
-// Operand loads are index expressions built by engine/gpu/kernels/elementwise.py.
+// Operand loads are index expressions built by engine/gpu/kernels/elementwise.py;
+// tensors are buffers or textures (shaders/tensor.wgsl).
 
-@group(0) @binding(0) var<storage, read_write> dst: array<vec4<T>>;
-{% for o in operands if o.decl %}
+{{ tensor.declare(dst) }}
+{% for o in operands %}
+{% if o.t %}
+{{ tensor.declare(o.t) }}
+{% elif o.decl %}
 {{ o.decl }}
+{% endif %}
 {% endfor %}
 {{ ep.declare(steps) }}
 
@@ -25,13 +31,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let bi = row / {{ h }}u;
     let y = row % {{ h }}u;
 {% for o in operands %}
-    let {{ o.var }} = {{ o.load }};
+{% set load = tensor.load(o.t, o.index, o.x, o.row, o.s) if o.t else o.load %}
+    let {{ o.var }} = {% if o.lane0 %}vec4<T>({{ load }}.x){% else %}{{ load }}{% endif %};
 {% endfor %}
     var v = {{ expr }};
 {{ ep.apply(steps) }}
 {% if mask %}
     if (s == {{ slices - 1 }}u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
 {% endif %}
-    dst[i] = v;
+    {{ tensor.store(dst, "i", "x", "row", "s", "v") }}
   }
 }

@@ -1,19 +1,32 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // Reduction over all H*W pixels of one (batch, slice): MEAN over H,W, global pools.
 // tree: one work group per (slice, batch); each invocation folds a strided share of
 //       the pixels (f32 accumulators), then a tree in workgroup memory.
 // else: one invocation per (slice, batch) folds every pixel (small H*W: barriers
 //       cost more than the loop on lavapipe).
+// Input and output: buffers or textures (shaders/tensor.wgsl).
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 {{ ep.declare(steps) }}
 
 const HW: u32 = {{ hw }}u;
 {% if tree %}
 var<workgroup> part: array<vec4<f32>, {{ wg }}>;
 {% endif %}
+
+const IN_W: u32 = {{ in_w }}u;
+
+// Pixel p (of H*W) of (slice s, image batch).
+fn pixel(s: u32, batch: u32, base: u32, p: u32) -> vec4<T> {
+{% if src.kind == "texture" %}
+  return {{ tensor.load(src, "", "p % IN_W", "batch * " ~ in_h ~ "u + p / IN_W", "s") }};
+{% else %}
+  return src[base + p];
+{% endif %}
+}
 
 fn fold(acc: vec4<f32>, t: vec4<T>) -> vec4<f32> {
 {% if reduce == "max" %}
@@ -30,7 +43,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let batch = wid.y;
   let base = s * {{ in_plane }}u + batch * HW;
   var acc = vec4<f32>({{ "%s" % lowest if reduce == "max" else "0.0" }});
-  for (var p = lid.x; p < HW; p += {{ wg }}u) { acc = fold(acc, src[base + p]); }
+  for (var p = lid.x; p < HW; p += {{ wg }}u) { acc = fold(acc, pixel(s, batch, base, p)); }
   part[lid.x] = acc;
   workgroupBarrier();
   for (var k = {{ wg // 2 }}u; k > 0u; k >>= 1u) {
@@ -52,7 +65,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (s >= {{ slices }}u) { return; }
   let base = s * {{ in_plane }}u + batch * HW;
   var acc = vec4<f32>({{ "%s" % lowest if reduce == "max" else "0.0" }});
-  for (var p = 0u; p < HW; p++) { acc = fold(acc, src[base + p]); }
+  for (var p = 0u; p < HW; p++) { acc = fold(acc, pixel(s, batch, base, p)); }
 {% endif %}
 {% if reduce == "max" %}
   var v = vec4<T>(acc);
@@ -71,5 +84,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% if mask %}
   if (s == {{ slices - 1 }}u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
 {% endif %}
-  dst[s * {{ batch }}u + batch] = v;
+  {{ tensor.store(dst, "s * " ~ batch ~ "u + batch", "x", "row", "s", "v") }}
 }

@@ -1,11 +1,13 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
-// Windowed max / average pool over PHWC4 buffers; one invocation per output vec4.
+// Windowed max / average pool over PHWC4 tensors (buffers or textures, shaders/tensor.wgsl);
+// one invocation per output vec4.
 // Taps outside [LO, HI) are ignored (TFLite SAME); with explicit padding, taps in
 // [LO, HI) but outside the input are zeros that count (a merged PAD).
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 {{ ep.declare(steps) }}
 
 const IN_H: i32 = {{ in_h }};
@@ -23,6 +25,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let batch = row / OUT_H;
   let oy = i32(row % OUT_H);
   let base = s * {{ in_plane }}u + batch * u32(IN_H * IN_W);
+{% if src.kind == "texture" %}
+  let in_base = batch * u32(IN_H);  // first input row
+{% endif %}
 {% if reduce == "max" %}
   var acc = vec4<T>({{ lowest }});
 {% else %}
@@ -42,10 +47,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% if explicit %}
       var t = vec4<T>(0.0);
       if (iy >= 0 && iy < IN_H && ix >= 0 && ix < IN_W) {
-        t = src[base + u32(iy * IN_W + ix)];
+        t = {{ tensor.load(src, "base + u32(iy * IN_W + ix)", "u32(ix)", "in_base + u32(iy)", "s") }};
       }
 {% else %}
-      let t = src[base + u32(iy * IN_W + ix)];
+      let t = {{ tensor.load(src, "base + u32(iy * IN_W + ix)", "u32(ix)", "in_base + u32(iy)", "s") }};
 {% endif %}
 {% if reduce == "max" %}
       acc = max(acc, t);
@@ -66,5 +71,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% if mask %}
   if (s == {{ slices - 1 }}u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
 {% endif %}
-  dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+  {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
 }

@@ -64,6 +64,8 @@ def test_json_structure(face_report):
     assert eng["dispatch_count"] > 0 and eng["op_count"] == model["op_count"]
     assert eng["dispatches_per_op"] == pytest.approx(eng["dispatch_count"] / eng["op_count"])
     assert isinstance(eng["fallback_ops"], list)
+    assert eng["storage"] in ("buffer", "texture") and eng["storage_requested"] == "auto"
+    assert doc["settings"]["storage"] == "auto"
     assert {"wait_ms", "wait_cpu_ms", "dispatches", "submits"} <= eng["per_run"].keys()
     init = eng["init"]
     assert {"import_ms", "device_ms", "engine_phases_ms", "first_run_ms", "total_ms"} <= init.keys()
@@ -87,17 +89,20 @@ def test_markdown_table(face_report, capsys):
     _, doc, md, _ = face_report
     header = "| " + " | ".join(LATENCY_HEADER) + " |"
     assert header in md
-    assert "face_detection_short_range | engine (fp32, sleep)" in md
+    kind = doc["models"][0]["engine"]["storage"]  # the storage kind used is reported
+    assert f"face_detection_short_range | engine (fp32, sleep, {kind})" in md
     assert "Init (ms):" in md and "GPU time per op" in md
     assert len(doc["table"]["rows"]) == 2
 
 
 def test_single_op_mode(capsys):
     _needs_adapter()
-    rc = main(["--op", "conv1x1", "--shape", "8x8x8", *FAST, "--peers", "litert", "--threads", "1"])
+    argv = ["--op", "conv1x1", "--shape", "8x8x8", *FAST, "--peers", "litert", "--threads", "1"]
+    rc = main([*argv, "--storage", "texture"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "conv1x1@8x8x8 | engine (fp32, sleep)" in out
+    assert "conv1x1@8x8x8 | engine (fp32, sleep, texture)" in out
+    assert "storage texture" in out
     assert "conv1x1@8x8x8 | litert-xnnpack t=1" in out
 
 

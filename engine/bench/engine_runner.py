@@ -70,6 +70,7 @@ def bench_engine(
     warmup: int,
     precision: str = "fp32",
     sync: str = "sleep",
+    storage: str = "auto",
     transforms: bool = True,
     adapter: str | None = None,
     import_ms: float | None = None,
@@ -81,7 +82,14 @@ def bench_engine(
 
     flops = model_flops(graph)
     t0 = time.perf_counter()
-    engine = Engine(graph, precision=precision, sync=sync, transforms=transforms, adapter=adapter)
+    engine = Engine(
+        graph,
+        precision=precision,
+        sync=sync,
+        storage=storage,
+        transforms=transforms,
+        adapter=adapter,
+    )
     ctor_ms = (time.perf_counter() - t0) * 1e3
     phases = {k: float(v) for k, v in dict(getattr(engine, "init_ms", {}) or {}).items()}
     t0 = time.perf_counter()
@@ -118,6 +126,9 @@ def bench_engine(
         "adapter": engine.ctx.name,
         "precision": precision,
         "sync": sync,
+        "storage": engine.storage,  # the kind used ("auto" resolved)
+        "storage_requested": storage,
+        "textures": len(engine.placement.textures),
         "transforms": transforms,
         "init": init,
         "time_ms": summary.as_dict(),

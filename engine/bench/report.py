@@ -30,7 +30,9 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _backend_label(row: dict) -> str:
     b = row["backend"]
     if b == "engine":
-        return f"engine ({row.get('precision', '?')}, {row.get('sync', '?')})"
+        kind = row.get("storage")
+        where = f", {kind}" if kind else ""
+        return f"engine ({row.get('precision', '?')}, {row.get('sync', '?')}{where})"
     if row.get("threads") is not None and b.startswith("litert"):
         return f"{b} t={row['threads']}"
     return b
@@ -210,6 +212,7 @@ def markdown(results: list[dict], machine: dict, settings: dict) -> str:
         f"python {machine.get('python')}, wgpu {v.get('wgpu')}, ai-edge-litert {v.get('ai-edge-litert')}",
         f"runs: {settings['runs']} timed after {settings['warmup']} warm-up | "
         f"precision {settings['precision']} | sync {settings['sync']} | "
+        f"storage {settings.get('storage', 'auto')} | "
         f"transforms {'on' if settings['transforms'] else 'off'}",
         "",
         *_table(LATENCY_HEADER, latency_rows(results)),

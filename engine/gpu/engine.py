@@ -4,7 +4,8 @@ Compile (at construction):
 1. graph transforms (fuse, drop, merge) -> the graph that runs;
 2. each op -> the first GPU kernel that accepts it, else the CPU fallback
    (the reference interpreter), splitting the program into segments;
-3. tensor storage: PHWC4 buffers for inputs, outputs and intermediates;
+3. tensor storage: PHWC4 buffers for inputs and outputs; intermediates in buffers
+   or textures (`storage=`, engine/gpu/placement.py), each kind by its memory plan;
 4. shader modules and pipelines (one per distinct WGSL source), constant
    buffers (packed weights) and bind groups, all created once.
 Run: upload inputs (HWC -> PHWC4 on the GPU), every dispatch of a GPU segment
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,17 @@ from engine.gpu.kernels.base import (
     select,
     shape4,
 )
-from engine.gpu.storage import View, allocate, plan_memory
+from engine.gpu.placement import TextureLimits, op_storage, place
+from engine.gpu.storage import (
+    TextureView,
+    View,
+    allocate,
+    allocate_textures,
+    fill_texture,
+    plan_storage,
+    read_texels,
+    write_texels,
+)
 from engine.memory import ArenaPlan
 from engine.memory.layout import phwc4_shape, slices
 from engine.model.importer import load_tflite
@@ -44,6 +55,7 @@ from engine.reference import registry as reference_kernels
 from engine.reference.fused import has_extras, run_with_extras
 
 SYNC_MODES = ("sleep", "spin")
+STORAGE_KINDS = ("buffer", "texture", "auto")
 
 
 @dataclass
@@ -117,19 +129,35 @@ class Engine:
         sync: str = "sleep",
         planner: str | None = None,
         transforms: bool = True,
+        storage: str = "auto",
+        texture_planner: str | None = None,
     ):
         if precision not in ("fp32", "fp16"):
             raise ValueError(f"precision must be fp32 or fp16, not {precision!r}")
+        if storage not in STORAGE_KINDS:
+            raise ValueError(f"storage must be one of {STORAGE_KINDS}, not {storage!r}")
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
         self.ctx = context or shared_context(adapter)
         if precision == "fp16" and not self.ctx.has_f16:
             raise DeviceError(f"{self.ctx.name} lacks shader-f16; use precision='fp32'")
         self.precision, self.sync, self.planner = precision, sync, planner
+        self.texture_planner = texture_planner
         self.source_graph = graph
+        t0 = time.perf_counter()
+        # Where intermediates live: "buffer" or "texture" (auto: measured once per
+        # adapter and precision, engine/gpu/storage_probe.py); inputs/outputs: buffers.
+        self.storage_requested = storage
+        if storage == "auto":
+            from engine.gpu.storage_probe import choose_storage
+
+            storage = choose_storage(self.ctx, precision)
+        self.storage = storage
+        self._init_clock_storage = time.perf_counter() - t0
         t0 = time.perf_counter()
         self.graph = _apply_transforms(graph) if transforms else graph
         self._init_clock = {
+            "storage_choice": self._init_clock_storage,
             "transforms": time.perf_counter() - t0,
             "kernel_codegen": 0.0,
             "planning": 0.0,
@@ -153,10 +181,17 @@ class Engine:
     def _compile(self) -> None:
         g = self.graph
         t0 = time.perf_counter()
+        kernels = [select(op, g) for op in g.ops]
+        limits = TextureLimits(
+            self.ctx.limit("max-texture-dimension-2d", 8192),
+            self.ctx.limit("max-texture-array-layers", 256),
+        )
+        caps = [op_storage(k, op, g) for k, op in zip(kernels, g.ops, strict=True)]
+        self.placement = place(g, caps, self.storage, limits)
+        self.build_ctx = replace(self.build_ctx, textures=self.placement.textures)
         plan: list[tuple[int, list[Dispatch]] | _CpuStep] = []
         self.fallback_ops: list[str] = []
-        for i, op in enumerate(g.ops):
-            kernel = select(op, g)
+        for i, (op, kernel) in enumerate(zip(g.ops, kernels, strict=True)):
             if kernel is None:
                 if reference_kernels.kernel(op.type) is None:
                     raise ModelError(
@@ -172,10 +207,21 @@ class Engine:
         t1 = time.perf_counter()
         self._elem_bytes = 2 if self.precision == "fp16" else 4
         alignment = self.ctx.limit("min-storage-buffer-offset-alignment", 256)
-        self.memory = plan_memory(g, self.planner, self._elem_bytes, alignment)
-        self._arena = isinstance(self.memory.plan, ArenaPlan)
+        textures = self.placement.textures
+        plans = plan_storage(
+            g, textures, self.planner, self.texture_planner, self._elem_bytes, alignment
+        )
+        # memory: the whole plan's figures; buffer_memory / texture_memory: each kind's
+        # own plan (texture_memory None when no tensor is a texture).
+        self.memory, self.buffer_memory = plans.memory, plans.buffers
+        self.texture_memory = plans.textures
+        self._arena = isinstance(self.buffer_memory.plan, ArenaPlan)
         t_plan = time.perf_counter()
-        self._buffers = allocate(self.ctx.device, g, self.memory, self._elem_bytes)
+        dev = self.ctx.device
+        self._buffers = allocate(dev, g, self.buffer_memory, self._elem_bytes, textures)
+        self._textures: dict[int, TextureView] = {}
+        if self.texture_memory is not None:
+            self._textures = allocate_textures(dev, g, self.texture_memory, self.precision)
         self._modules: dict[str, object] = {}
         self._pipelines: dict[str, object] = {}
         self.steps: list[_GpuSegment | _CpuStep] = []
@@ -207,6 +253,8 @@ class Engine:
         if level < 1:
             return
         m = self.memory
+        print(f"[engine] storage: {self.storage} (asked {self.storage_requested}); "
+              f"{len(self.placement.textures)} texture tensors, {len(self._buffers)} buffers")  # fmt: skip
         print(f"[engine] {self.graph.name}: {len(self.source_graph.ops)} ops imported, "
               f"{len(self.graph.ops)} after transforms, {self.dispatch_count} dispatches, "
               f"{len(self._pipelines)} pipelines, CPU fallback: {self.fallback_ops or 'none'}")  # fmt: skip
@@ -256,17 +304,16 @@ class Engine:
             if b.role == "const":
                 buf = self._const_buffer(b)
                 views.append(View(buf, 0, buf.size))
+            elif b.tensor in self._textures:
+                views.append(self._textures[b.tensor])
             else:
                 views.append(self._buffers[b.tensor])
         return _Prepared(
             pipeline, self._bind_group(pipeline, views), d.workgroups, op_index, d.kernel
         )
 
-    def _bind_group(self, pipeline, views: list[View]):
-        entries = [
-            {"binding": i, "resource": {"buffer": v.buffer, "offset": v.offset, "size": v.size}}
-            for i, v in enumerate(views)
-        ]
+    def _bind_group(self, pipeline, views: list[View | TextureView]):
+        entries = [{"binding": i, "resource": _resource(v)} for i, v in enumerate(views)]
         layout = pipeline.get_bind_group_layout(0)
         return self.ctx.device.create_bind_group(layout=layout, entries=entries)
 
@@ -312,10 +359,12 @@ class Engine:
         return _Prepared(pipeline, self._bind_group(pipeline, views), grid, -1, template)
 
     def poison(self, value: float = float("nan")) -> None:
-        """Fill every tensor buffer with `value` (tests: unwritten elements then fail)."""
+        """Fill every tensor buffer and texture with `value` (tests: unwritten elements fail)."""
         for view in self._buffers.values():
             filler = np.full(view.size // 4, value, np.float32)
             self.ctx.device.queue.write_buffer(view.buffer, view.offset, filler)
+        for texture in {id(v.texture): v.texture for v in self._textures.values()}.values():
+            fill_texture(self.ctx.device, texture, value, self.precision)
 
     # --- run -------------------------------------------------------------------------
     def _check_feeds(self, feeds) -> dict[int, np.ndarray]:
@@ -509,15 +558,23 @@ class Engine:
             self._write_tensor(t, value)
             stats.uploads += 1
 
+    def read_phwc4(self, t: int) -> np.ndarray:
+        """Tensor t's stored PHWC4 data, [slices, B*H, W, 4] in the storage type (padded
+        lanes included), from its buffer or texture: one readback (tests, CPU fallback)."""
+        s4 = shape4(self.graph, t)
+        dt = np.float16 if self.precision == "fp16" else np.float32
+        if t in self._textures:
+            return read_texels(self.ctx.device, self._textures[t], dt)
+        view = self._buffers[t]
+        raw = self.ctx.device.queue.read_buffer(view.buffer, view.offset, view.size)
+        return np.frombuffer(raw, dt, s4.vec4_count * 4).reshape(s4.s, s4.rows, s4.w, 4)
+
     def _read_tensor(self, t: int) -> np.ndarray:
         tensor = self.graph.tensors[t]
         if tensor.is_constant:
             return tensor.data
         s4 = shape4(self.graph, t)
-        dt = np.float16 if self.precision == "fp16" else np.float32
-        view = self._buffers[t]
-        raw = self.ctx.device.queue.read_buffer(view.buffer, view.offset, view.size)
-        phwc4 = np.frombuffer(raw, dt, s4.vec4_count * 4).reshape(s4.s, s4.rows, s4.w, 4)
+        phwc4 = self.read_phwc4(t)
         hwc = phwc4.transpose(1, 2, 0, 3).reshape(s4.rows, s4.w, s4.s * 4)[:, :, : s4.c]
         return hwc.astype(np.float32).reshape(tensor.shape)
 
@@ -527,8 +584,18 @@ class Engine:
         hwc = np.zeros((s4.rows, s4.w, s4.s * 4), dt)
         hwc[:, :, : s4.c] = np.asarray(value).reshape(s4.rows, s4.w, s4.c)
         phwc4 = np.ascontiguousarray(hwc.reshape(s4.rows, s4.w, s4.s, 4).transpose(2, 0, 1, 3))
+        if t in self._textures:
+            write_texels(self.ctx.device, self._textures[t].texture, phwc4)
+            return
         view = self._buffers[t]
         self.ctx.device.queue.write_buffer(view.buffer, view.offset, phwc4)
+
+
+def _resource(v: View | TextureView):
+    """A bind group resource: a texture view, or a buffer range."""
+    if isinstance(v, TextureView):
+        return v.view
+    return {"buffer": v.buffer, "offset": v.offset, "size": v.size}
 
 
 def _apply_transforms(graph: Graph) -> Graph:

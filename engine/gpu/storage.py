@@ -1,23 +1,50 @@
-"""Tensor storage on the GPU: allocate exactly what the memory plan says.
+"""Tensor storage on the GPU: allocate exactly what the memory plans say.
 
-- graph inputs and outputs get buffers of their own (callers bind them);
-- intermediates follow the plan: one buffer per shared object, or one arena
-  buffer with each tensor at its aligned offset;
-- every tensor is then a `View` (buffer, offset, size) that bind groups use.
-The arena is cleared once at creation: wgpu tracks lazy zero-initialisation
-per range, and shader writes into never-initialised ranges at non-zero
-offsets were seen lost.
+Two storage kinds (engine/gpu/placement.py decides which tensor gets which):
+- buffers: graph inputs and outputs get buffers of their own (callers bind them);
+  intermediates follow the buffer plan: one buffer per shared object, or one
+  arena buffer with each tensor at its aligned offset; every buffer tensor is a
+  `View` (buffer, offset, size) that bind groups use. The arena is cleared once
+  at creation: wgpu tracks lazy zero-initialisation per range, and shader writes
+  into never-initialised ranges at non-zero offsets were seen lost.
+- textures: intermediates placed in textures follow a texture plan
+  (engine/memory texture_naive / texture_greedy / texture_greedy_by_size, by
+  default the smallest): one 2-D array texture per shared object, extent the
+  max of its tensors' (W, B*H, slices), format rgba32float (fp32) or
+  rgba16float (fp16); every texture tensor is a `TextureView` (the object, its
+  2d-array view, the tensor's own extent). Textures are zero-filled at creation.
+
+The plans: `plan_storage()` gives the buffer plan, the texture plan (None when no
+tensor is a texture) and `memory`, their combined figures as one PlanStats
+(strategy "BUFFER+TEXTURE", or TEXTURE alone when no intermediate is a buffer;
+bytes and objects summed; lower bound over all intermediates; `memory.plan` is the
+buffer plan). With no textures `memory` is
+the buffer plan's own PlanStats.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.memory import ArenaPlan, ObjectPlan, PlanStats, best_plan, plan_with, usage_records
-from engine.memory.layout import phwc4_bytes
+import numpy as np
+
+from engine.memory import (
+    TEXTURE_STRATEGIES,
+    ArenaPlan,
+    ObjectPlan,
+    PlanStats,
+    TexturePlan,
+    best_plan,
+    lower_bound,
+    plan_with,
+    usage_records,
+)
+from engine.memory.layout import phwc4_bytes, texture_extent
 from engine.model.ir import Graph
 
 BUFFER_PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
+TEXTURE_PLANNERS = tuple(TEXTURE_STRATEGIES)
+TEXTURE_FORMATS = {"fp32": "rgba32float", "fp16": "rgba16float"}
 
 
 @dataclass(frozen=True)
@@ -27,22 +54,143 @@ class View:
     size: int
 
 
+@dataclass(frozen=True)
+class TextureView:
+    """A tensor in a (shared) 2-D array texture: layer s, texel (x, row)."""
+
+    texture: object
+    view: object  # dimension "2d-array", every layer of the object
+    extent: tuple[int, int, int]  # the tensor's own (W, B*H, slices)
+
+
+@dataclass(frozen=True)
+class StoragePlan:
+    memory: PlanStats  # the whole plan's figures (Engine.memory)
+    buffers: PlanStats
+    textures: PlanStats | None  # None: no texture tensors
+
+
 def plan_memory(
     graph: Graph, planner: str | None, bytes_per_element: int, alignment: int
 ) -> PlanStats:
-    """The plan for `graph`'s intermediates: `planner` by name, or the smallest one."""
-    records = usage_records(graph, bytes_per_element=bytes_per_element)
-    if planner is None:
-        return best_plan(records, alignment=alignment)
-    if planner not in BUFFER_PLANNERS:
+    """The buffer plan for all of `graph`'s intermediates (`planner` by name, or the best)."""
+    return plan_storage(graph, frozenset(), planner, None, bytes_per_element, alignment).memory
+
+
+def plan_storage(
+    graph: Graph,
+    textures: frozenset[int],
+    planner: str | None,
+    texture_planner: str | None,
+    bytes_per_element: int,
+    alignment: int,
+) -> StoragePlan:
+    """Plans for the buffer intermediates and for the `textures` ones (see the docstring)."""
+    if planner is not None and planner not in BUFFER_PLANNERS:
         raise ValueError(
             f"planner must be one of {BUFFER_PLANNERS} (or None for the best), not {planner!r}"
         )
-    return plan_with(planner, records, alignment=alignment)
+    if texture_planner is not None and texture_planner not in TEXTURE_PLANNERS:
+        raise ValueError(
+            f"texture_planner must be one of {TEXTURE_PLANNERS} (or None for the best), "
+            f"not {texture_planner!r}"
+        )
+    records = usage_records(graph, bytes_per_element=bytes_per_element)
+    in_buffers = [r for r in records if r.tensor not in textures]
+    in_textures = [r for r in records if r.tensor in textures]
+    if planner is None:
+        buffers = best_plan(in_buffers, alignment=alignment)
+    else:
+        buffers = plan_with(planner, in_buffers, alignment=alignment)
+    if not in_textures:
+        return StoragePlan(buffers, buffers, None)
+    if texture_planner is None:
+        texture = best_plan(in_textures, storage="texture")
+    else:
+        texture = plan_with(texture_planner, in_textures)
+    bound = lower_bound(records)
+    total = buffers.total_bytes + texture.total_bytes
+    memory = PlanStats(
+        strategy=f"{buffers.strategy}+{texture.strategy}" if buffers.objects else texture.strategy,
+        total_bytes=total,
+        naive_bytes=buffers.naive_bytes + texture.naive_bytes,
+        lower_bound=bound,
+        objects=buffers.objects + texture.objects,
+        ratio=total / bound if bound else 1.0,
+        time_ms=buffers.time_ms + texture.time_ms,
+        plan=buffers.plan,
+    )
+    return StoragePlan(memory, buffers, texture)
 
 
-def allocate(device, graph: Graph, stats: PlanStats, bytes_per_element: int) -> dict[int, View]:
-    """Buffers for every non-constant tensor, shared as `stats.plan` says."""
+def allocate_textures(
+    device, graph: Graph, stats: PlanStats, precision: str
+) -> dict[int, TextureView]:
+    """The texture objects of a texture plan, zero-filled; a TextureView per tensor."""
+    import wgpu
+
+    plan = stats.plan
+    assert isinstance(plan, TexturePlan), plan
+    usage = (
+        wgpu.TextureUsage.STORAGE_BINDING
+        | wgpu.TextureUsage.TEXTURE_BINDING
+        | wgpu.TextureUsage.COPY_SRC
+        | wgpu.TextureUsage.COPY_DST
+    )
+    fmt = TEXTURE_FORMATS[precision]
+    objects = []
+    for i, extent in enumerate(plan.extents):
+        tex = device.create_texture(
+            size=extent, format=fmt, dimension="2d", usage=usage, label=f"texture{i}"
+        )
+        fill_texture(device, tex, 0.0, precision)
+        objects.append((tex, tex.create_view(dimension="2d-array")))
+    return {
+        t: TextureView(*objects[obj], texture_extent(graph.tensors[t].shape))
+        for t, obj in plan.assignment.items()
+    }
+
+
+def fill_texture(device, texture, value: float, precision: str) -> None:
+    """Every texel of every layer of `texture` set to `value` (all four lanes)."""
+    w, h, layers = texture.size
+    dt = np.float16 if precision == "fp16" else np.float32
+    data = np.full((layers, h, w, 4), value, dt)
+    write_texels(device, texture, data)
+
+
+def write_texels(device, texture, data: np.ndarray) -> None:
+    """`data` [layers, rows, W, 4] into the texture's corner (0, 0, layer 0)."""
+    layers, rows, w, _ = data.shape
+    layout = {"offset": 0, "bytes_per_row": w * 4 * data.itemsize, "rows_per_image": rows}
+    device.queue.write_texture(
+        {"texture": texture, "origin": (0, 0, 0), "mip_level": 0},
+        np.ascontiguousarray(data),
+        layout,
+        (w, rows, layers),
+    )
+
+
+def read_texels(device, tex: TextureView, dtype) -> np.ndarray:
+    """A texture tensor's texels as [slices, rows, W, 4] of `dtype` (the storage type)."""
+    w, rows, layers = tex.extent
+    item = np.dtype(dtype).itemsize
+    raw = device.queue.read_texture(
+        {"texture": tex.texture, "origin": (0, 0, 0), "mip_level": 0},
+        {"offset": 0, "bytes_per_row": w * 4 * item, "rows_per_image": rows},
+        (w, rows, layers),
+    )
+    return np.frombuffer(raw, dtype, layers * rows * w * 4).reshape(layers, rows, w, 4)
+
+
+def allocate(
+    device,
+    graph: Graph,
+    stats: PlanStats,
+    bytes_per_element: int,
+    textures: frozenset[int] = frozenset(),
+) -> dict[int, View]:
+    """Buffers for every non-constant tensor not in `textures`, shared as `stats.plan` says."""
     import wgpu
 
     usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -61,7 +209,7 @@ def allocate(device, graph: Graph, stats: PlanStats, bytes_per_element: int) -> 
         for t, obj in plan.assignment.items():
             views[t] = View(objects[obj], 0, _tensor_bytes(graph, t, bytes_per_element))
     for t, tensor in enumerate(graph.tensors):
-        if t not in views and not tensor.is_constant:
+        if t not in views and not tensor.is_constant and t not in textures:
             size = _tensor_bytes(graph, t, bytes_per_element)
             views[t] = View(
                 device.create_buffer(size=size, usage=usage, label=tensor.name), 0, size

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu.util import assert_matches, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 gpu_context()
@@ -22,8 +22,9 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
-def test_conv2d(case):
+def test_conv2d(case, storage):
     h, w, cin, cout, k, stride, dil, padding, act = case
     rng = np.random.default_rng(hash(case) % 2**32)
     weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
@@ -37,7 +38,7 @@ def test_conv2d(case):
         "fused_activation_function": act,
     }
     graph = single_op_graph("CONV_2D", [(1, h, w, cin), weights, bias], attrs)
-    engine = assert_matches(graph, random_feeds(graph, rng))
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1
 
 
@@ -53,7 +54,8 @@ def test_conv2d_large_weights(cout, dispatches):
     assert engine.dispatch_count == dispatches
 
 
-def test_fused_logistic_keeps_padded_lanes_zero():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_fused_logistic_keeps_padded_lanes_zero(storage):
     """conv (6 channels) + fused LOGISTIC: sigmoid(0) = 0.5 must not leak into lanes 6, 7."""
     from engine.transforms import run_all
 
@@ -65,15 +67,16 @@ def test_fused_logistic_keeps_padded_lanes_zero():
     graph.ops[0] = type(conv)(
         conv.type, conv.inputs, conv.outputs, {**attrs, "epilogue": (("act", "LOGISTIC"),)}
     )
-    assert_matches(run_all(graph), random_feeds(graph, rng))
+    assert_matches(run_all(graph), random_feeds(graph, rng), storage=storage)
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES[:4], ids=[str(c) for c in CASES[:4]])
-def test_conv2d_fp16(case):
+def test_conv2d_fp16(case, storage):
     h, w, cin, cout, k, stride, dil, padding, act = case
     rng = np.random.default_rng(11)
     weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
     attrs = {"padding": padding, "stride_w": stride, "stride_h": stride,
              "dilation_w_factor": dil, "dilation_h_factor": dil, "fused_activation_function": act}  # fmt: skip
     graph = single_op_graph("CONV_2D", [(1, h, w, cin), weights, None], attrs)
-    assert_matches(graph, random_feeds(graph, rng), precision="fp16")
+    assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)

@@ -7,7 +7,7 @@ import pytest
 
 from engine.gpu.kernels.base import BuildContext, select
 from engine.model.ir import Tensor
-from tests.gpu.util import assert_matches, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -42,12 +42,13 @@ def _graph(b, h, w, cin, cout, padding, act, rng, bias=True):
     return single_op_graph("CONV_2D", [(b, h, w, cin), weights, b_], _attrs(act, padding))
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
-def test_conv1x1(case):
+def test_conv1x1(case, storage):
     rng = np.random.default_rng(hash(case) % 2**32)
     graph = _graph(*case, rng)
     assert select(graph.ops[0], graph).name == "conv1x1"
-    engine = assert_matches(graph, random_feeds(graph, rng))
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1 and not engine.fallback_ops
 
 
@@ -68,7 +69,8 @@ def test_conv1x1_declines_what_it_cannot_run():
         assert select(g.ops[0], g).name != "conv1x1"
 
 
-def test_conv1x1_large_weights_split_into_uniform_blocks():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_conv1x1_large_weights_split_into_uniform_blocks(storage):
     """672 -> 112: 168 x 28 mat4x4 = 294 KB, five uniform blocks sharing one pipeline;
     with a residual add in the epilogue (its binding follows the split's slice range)."""
     rng = np.random.default_rng(3)
@@ -77,8 +79,8 @@ def test_conv1x1_large_weights_split_into_uniform_blocks():
     graph.tensors.append(Tensor("residual", (1, 3, 3, 112), "float32"))
     graph.inputs.append(len(graph.tensors) - 1)
     graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1),)
-    engine = assert_matches(graph, random_feeds(graph, rng))
-    assert engine.dispatch_count == 5
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
+    assert engine.dispatch_count == 5 + 3 * (storage == "texture")  # + the wrappers
     dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, BuildContext())
     assert len({d.source for d in dispatches}) == 1
 
@@ -92,7 +94,8 @@ def test_conv1x1_huge_input_uses_storage_weights():
     assert engine.dispatch_count == 1
 
 
-def test_conv1x1_epilogue_residual_prelu_and_logistic():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_conv1x1_epilogue_residual_prelu_and_logistic(storage):
     """Transform epilogues: residual add, per-channel PReLU, sigmoid; padded lanes stay 0."""
     rng = np.random.default_rng(9)
     graph = _graph(1, 6, 7, 8, 6, "SAME", "NONE", rng)
@@ -106,15 +109,16 @@ def test_conv1x1_epilogue_residual_prelu_and_logistic():
         ("prelu", len(graph.tensors) - 1),
         ("act", "LOGISTIC"),
     )
-    assert_matches(graph, random_feeds(graph, rng))  # also checks the padded lanes
+    assert_matches(graph, random_feeds(graph, rng), storage=storage)  # + padded lanes
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("cin,cout", [(8, 13), (40, 9), (256, 80)])  # 256 -> 80: split
-def test_conv1x1_fp16(cin, cout):
+def test_conv1x1_fp16(cin, cout, storage):
     rng = np.random.default_rng(cin + cout)
     weights = (rng.standard_normal((cout, 1, 1, cin)) / np.sqrt(cin)).astype(np.float32)
     bias = rng.standard_normal(cout).astype(np.float32)
     graph = single_op_graph("CONV_2D", [(1, 5, 6, cin), weights, bias], _attrs("RELU"))
-    engine = assert_matches(graph, random_feeds(graph, rng), precision="fp16")
-    assert engine.dispatch_count == (2 if cin == 256 else 1)
+    engine = assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)
+    assert engine.dispatch_count == (2 if cin == 256 else 1) + 2 * (storage == "texture")

@@ -7,7 +7,7 @@ import pytest
 
 from engine.gpu.kernels.base import BuildContext, select
 from engine.model.ir import Tensor
-from tests.gpu.util import assert_matches, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -47,11 +47,12 @@ def _graph(b, h, w, c, mult, k, stride, dil, padding, act, rng, bias=True, extra
     return single_op_graph("DEPTHWISE_CONV_2D", [(b, h, w, c), weights, b_], attrs)
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
-def test_depthwise(case):
+def test_depthwise(case, storage):
     rng = np.random.default_rng(hash(case) % 2**32)
     graph = _graph(*case, rng)
-    engine = assert_matches(graph, random_feeds(graph, rng))
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1 and not engine.fallback_ops
     _, _, _, _, mult, k, stride, dil, _, _ = case
     tiled = mult == 1 and k <= 5 and stride <= 2 and dil == 1
@@ -59,7 +60,8 @@ def test_depthwise(case):
     assert select(graph.ops[0], graph).name == want
 
 
-def test_depthwise_no_bias_explicit_padding():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_depthwise_no_bias_explicit_padding(storage):
     """A merged PAD: explicit (top, bottom, left, right) zero padding, asymmetric."""
     rng = np.random.default_rng(5)
     for k, stride, mult in [(3, 1, 1), (3, 2, 1), (5, 2, 1), (3, 1, 2)]:
@@ -73,10 +75,11 @@ def test_depthwise_no_bias_explicit_padding():
             attrs,
             out_shapes=[(1, out_h, out_w, 6 * mult)],
         )
-        assert_matches(graph, random_feeds(graph, rng))
+        assert_matches(graph, random_feeds(graph, rng), storage=storage)
 
 
-def test_depthwise_large_weights_split_into_uniform_blocks():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_depthwise_large_weights_split_into_uniform_blocks(storage):
     """5x5 over 704 channels: 176 slices x 25 vec4 = 70 KB, two dispatches sharing one
     pipeline; a residual add in the epilogue follows each dispatch's slice range."""
     rng = np.random.default_rng(3)
@@ -84,25 +87,27 @@ def test_depthwise_large_weights_split_into_uniform_blocks():
     graph.tensors.append(Tensor("residual", (1, 5, 6, 704), "float32"))
     graph.inputs.append(len(graph.tensors) - 1)
     graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1),)
-    engine = assert_matches(graph, random_feeds(graph, rng))
-    assert engine.dispatch_count == 2
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
+    assert engine.dispatch_count == 2 + 3 * (storage == "texture")  # + the wrappers
     dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, BuildContext())
     assert len({d.source for d in dispatches}) == 1  # one pipeline for both
 
 
-def test_depthwise_epilogue_residual_and_logistic():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_depthwise_epilogue_residual_and_logistic(storage):
     """Epilogue from transforms: residual add, then a sigmoid (padded lanes stay 0)."""
     rng = np.random.default_rng(9)
     graph = _graph(1, 6, 7, 6, 1, 3, 1, 1, "SAME", "NONE", rng)
     graph.tensors.append(Tensor("residual", (1, 6, 7, 6), "float32"))
     graph.inputs.append(len(graph.tensors) - 1)
     graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1), ("act", "LOGISTIC"))
-    assert_matches(graph, random_feeds(graph, rng))  # also checks the padded lanes
+    assert_matches(graph, random_feeds(graph, rng), storage=storage)  # + padded lanes
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("k,stride,mult", [(3, 1, 1), (5, 2, 1), (3, 1, 2)])
-def test_depthwise_fp16(k, stride, mult):
+def test_depthwise_fp16(k, stride, mult, storage):
     rng = np.random.default_rng(k * 10 + stride + mult)
     graph = _graph(1, 9, 10, 6, mult, k, stride, 1, "SAME", "RELU", rng)
-    assert_matches(graph, random_feeds(graph, rng), precision="fp16")
+    assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu.util import assert_matches, assert_padded_lanes_zero, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, assert_padded_lanes_zero, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
 
-def check(graph, feeds, precision="fp32"):
+def check(graph, feeds, precision="fp32", storage="buffer"):
     """assert_matches, no CPU fallback, one submit, zero padded lanes (fp32)."""
-    engine = assert_matches(graph, feeds, precision)
+    engine = assert_matches(graph, feeds, precision, storage=storage)
     assert engine.fallback_ops == [] and engine.stats.submits == 1
     if precision == "fp32":
         assert_padded_lanes_zero(engine)
@@ -47,15 +47,16 @@ BINARY_CASES = [
 ]
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", BINARY_CASES, ids=lambda c: f"{c[0]}-{c[3]}")
-def test_binary(case):
+def test_binary(case, storage):
     op, a, b, act = case
     graph = single_op_graph(op, [a, b], {"fused_activation_function": act})
     rng = np.random.default_rng(1)
     feeds = random_feeds(graph, rng)
     if op == "DIV":  # keep divisors away from 0
         feeds = {k: np.where(np.abs(v) < 0.1, 0.5, v).astype(np.float32) for k, v in feeds.items()}
-    check(graph, feeds)
+    check(graph, feeds, storage=storage)
 
 
 def test_constant_operands():
@@ -76,18 +77,20 @@ UNARY_OPS = ["RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH", 
 
 
 @pytest.mark.parametrize("op", UNARY_OPS)
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("shape", [(1, 7, 9, 5), (1, 12, 1, 8), (1, 256, 1)])
-def test_unary(op, shape):
+def test_unary(op, shape, storage):
     graph = single_op_graph(op, [shape])
-    check(graph, random_feeds(graph, np.random.default_rng(2), scale=8.0))
+    check(graph, random_feeds(graph, np.random.default_rng(2), scale=8.0), storage=storage)
 
 
-def test_unary_extremes():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_unary_extremes(storage):
     """Stable forms: no NaN/inf from large |x|; sigmoid(0)=0.5 never leaks into padded lanes."""
     x = np.array([-1e4, -90, -20, -1e-3, 0, 1e-3, 20, 90, 1e4], np.float32).reshape(1, 1, 3, 3)
     for op in ("LOGISTIC", "TANH", "ELU", "HARD_SWISH"):
         graph = single_op_graph(op, [x.shape])
-        check(graph, {"input0": x})
+        check(graph, {"input0": x}, storage=storage)
 
 
 @pytest.mark.parametrize("alpha", [0.2, -0.5])
@@ -105,11 +108,12 @@ PRELU_CASES = [
 ]
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", PRELU_CASES, ids=lambda c: str(c[0]))
-def test_prelu(case):
+def test_prelu(case, storage):
     x, alpha = case
     graph = single_op_graph("PRELU", [x, alpha])
-    check(graph, random_feeds(graph, np.random.default_rng(4)))
+    check(graph, random_feeds(graph, np.random.default_rng(4)), storage=storage)
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
@@ -117,12 +121,14 @@ def test_prelu(case):
     "op,a,b",
     [("ADD", (1, 6, 7, 10), (1, 6, 7, 10)), ("MUL", (1, 6, 7, 10), const((10,)))],
 )
-def test_binary_fp16(op, a, b):
+@pytest.mark.parametrize("storage", STORAGES)
+def test_binary_fp16(op, a, b, storage):
     graph = single_op_graph(op, [a, b], {"fused_activation_function": "RELU6"})
-    check(graph, random_feeds(graph, np.random.default_rng(5)), "fp16")
+    check(graph, random_feeds(graph, np.random.default_rng(5)), "fp16", storage)
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
-def test_prelu_fp16():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_prelu_fp16(storage):
     graph = single_op_graph("PRELU", [(1, 5, 6, 7), const((1, 1, 7))])
-    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16")
+    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)

@@ -1,4 +1,5 @@
-"""Whole models on the GPU vs the reference interpreter, and under every memory plan."""
+"""Whole models on the GPU vs the reference interpreter, under both storage kinds
+(buffers, textures) and every memory plan."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
 from tests.conftest import CORE_MODELS, model_file
-from tests.gpu.util import gpu_context
+from tests.gpu.util import STORAGES, gpu_context
 
 gpu_context()
 
 PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
+TEXTURE_PLANNERS = ("texture_naive", "texture_greedy", "texture_greedy_by_size")
 
 
 def _feeds(graph, rng):
@@ -39,10 +41,22 @@ def _assert_close(got: dict, want: dict, tol: float) -> None:
         assert err <= tol * scale, f"{name}: max|diff| {err:.3g} > {tol * scale:.3g}"
 
 
+def _assert_mostly_textures(engine) -> None:
+    """Texture storage: most intermediates are textures (the rest: ops without texture
+    kernels, e.g. RESHAPE, RESIZE_BILINEAR, transpose conv)."""
+    n = len(engine.placement.textures)
+    assert n >= 2 * len(engine.placement.reasons), (n, engine.placement.reasons)
+    assert engine.texture_memory is not None
+
+
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("name", CORE_MODELS)
-def test_core_model_matches_reference(name, astronaut_rgb):
+def test_core_model_matches_reference(name, storage, astronaut_rgb):
     graph = load_tflite(model_file(name))
-    engine = Engine(graph)
+    engine = Engine(graph, storage=storage)
+    assert engine.storage == storage
+    if storage == "texture":
+        _assert_mostly_textures(engine)
     assert engine.fallback_ops == [], f"ops on the CPU: {engine.fallback_ops}"
     reference = Interpreter(graph)
     for feeds in (_feeds(graph, np.random.default_rng(0)), _astronaut_feeds(graph, astronaut_rgb)):
@@ -60,20 +74,33 @@ def test_every_planner_gives_identical_outputs(name):
     feeds = _feeds(graph, np.random.default_rng(1))
     outputs = {}
     for planner in PLANNERS:
-        engine = Engine(graph, planner=planner)
+        engine = Engine(graph, planner=planner, storage="buffer")
         engine.poison()
         outputs[planner] = engine.run(feeds)
         assert engine.memory.strategy == planner
-    for planner in PLANNERS[1:]:
+    # Texture storage: same kernels, same arithmetic -> bit-identical outputs too.
+    for planner in TEXTURE_PLANNERS:
+        engine = Engine(graph, texture_planner=planner, storage="texture")
+        engine.poison()
+        outputs[planner] = engine.run(feeds)
+        assert engine.texture_memory.strategy == planner
+        assert engine.memory.strategy.endswith(planner)
+        m, b, t = engine.memory, engine.buffer_memory, engine.texture_memory
+        assert m.total_bytes == b.total_bytes + t.total_bytes >= m.lower_bound > 0
+        assert m.objects == b.objects + t.objects
+    for planner in PLANNERS[1:] + TEXTURE_PLANNERS:
         for key, value in outputs["naive"].items():
             assert np.array_equal(outputs[planner][key], value), f"{planner} differs on {key}"
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("name", CORE_MODELS)
-def test_core_model_fp16(name, astronaut_rgb):
+def test_core_model_fp16(name, storage, astronaut_rgb):
     """fp16 storage (f32 weights and accumulators in the convs) stays within 5e-3."""
     graph = load_tflite(model_file(name))
-    engine = Engine(graph, precision="fp16")
+    engine = Engine(graph, precision="fp16", storage=storage)
+    if storage == "texture":
+        _assert_mostly_textures(engine)
     assert engine.fallback_ops == []
     feeds = _astronaut_feeds(graph, astronaut_rgb)
     got, want = engine.run(feeds), Interpreter(graph).run(feeds)

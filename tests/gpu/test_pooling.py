@@ -8,7 +8,7 @@ import pytest
 from engine.gpu.kernels.base import select
 from engine.reference import Interpreter
 from tests.gpu.test_elementwise import assert_padded_lanes_zero, check
-from tests.gpu.util import gpu_context
+from tests.gpu.util import STORAGES, gpu_context, texture_wrapped
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -37,20 +37,23 @@ def pool_attrs(k, stride, padding, act="NONE", kw=None):
     }
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", POOL_CASES, ids=lambda c: "-".join(map(str, c)))
-def test_pool2d(case):
+def test_pool2d(case, storage):
     op, h, w, c, k, stride, padding, act = case
     graph = single_op_graph(op, [(1, h, w, c)], pool_attrs(k, stride, padding, act))
-    check(graph, random_feeds(graph, np.random.default_rng(1), scale=4.0))
+    check(graph, random_feeds(graph, np.random.default_rng(1), scale=4.0), storage=storage)
 
 
-def test_pool2d_batch():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_pool2d_batch(storage):
     graph = single_op_graph("MAX_POOL_2D", [(2, 6, 5, 7)], pool_attrs(2, 2, "SAME"))
-    check(graph, random_feeds(graph, np.random.default_rng(2)))
+    check(graph, random_feeds(graph, np.random.default_rng(2)), storage=storage)
 
 
 @pytest.mark.parametrize("op", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
-def test_pool2d_explicit_padding(op):
+@pytest.mark.parametrize("storage", STORAGES)
+def test_pool2d_explicit_padding(op, storage):
     """A merged PAD: padded taps are zeros that count (also for max: all-negative -> 0)."""
     from engine.gpu.engine import Engine
 
@@ -61,7 +64,8 @@ def test_pool2d_explicit_padding(op):
     want = Interpreter(plain).run({"input0": padded})["output0"]
     attrs = {**pool_attrs(k, 2, "VALID"), "explicit_padding": pads}
     graph = single_op_graph(op, [x.shape], attrs, out_shapes=[want.shape])
-    engine = Engine(graph, transforms=False)
+    wrapped = texture_wrapped(graph) if storage == "texture" else graph
+    engine = Engine(wrapped, transforms=False, storage=storage)
     engine.poison()
     got = engine.run({"input0": x})["output0"]
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
@@ -77,14 +81,15 @@ GLOBAL_CASES = [
 ]
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", GLOBAL_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
-def test_global_pool(case):
+def test_global_pool(case, storage):
     op, shape = case
     _, h, w, _ = shape
     attrs = {**pool_attrs(h, h, "VALID", "RELU", kw=w), "stride_w": w}
     graph = single_op_graph(op, [shape], attrs)
     assert select(graph.ops[0], graph).name == "global_pool"
-    check(graph, random_feeds(graph, np.random.default_rng(4)))
+    check(graph, random_feeds(graph, np.random.default_rng(4)), storage=storage)
 
 
 MEAN_CASES = [
@@ -101,10 +106,11 @@ MEAN_CASES = [
 
 @pytest.mark.parametrize("case", MEAN_CASES, ids=str)
 @pytest.mark.parametrize("axes", [(1, 2), (-2, 1)])
-def test_mean(case, axes):
+@pytest.mark.parametrize("storage", STORAGES)
+def test_mean(case, axes, storage):
     shape, keep = case
     graph = single_op_graph("MEAN", [shape, np.array(axes, np.int32)], {"keep_dims": keep})
-    check(graph, random_feeds(graph, np.random.default_rng(5)))
+    check(graph, random_feeds(graph, np.random.default_rng(5)), storage=storage)
 
 
 def test_mean_other_axes_fall_back():
@@ -113,8 +119,9 @@ def test_mean_other_axes_fall_back():
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
-def test_pool_and_mean_fp16():
+@pytest.mark.parametrize("storage", STORAGES)
+def test_pool_and_mean_fp16(storage):
     graph = single_op_graph("AVERAGE_POOL_2D", [(1, 9, 8, 6)], pool_attrs(3, 2, "SAME"))
-    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16")
+    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)
     graph = single_op_graph("MEAN", [(1, 9, 8, 6), np.array([1, 2], np.int32)], {})
-    check(graph, random_feeds(graph, np.random.default_rng(7)), "fp16")
+    check(graph, random_feeds(graph, np.random.default_rng(7)), "fp16", storage)

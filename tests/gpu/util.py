@@ -1,12 +1,23 @@
-"""GPU test helpers: skip without an adapter, compare the engine with the reference."""
+"""GPU test helpers: skip without an adapter, compare the engine with the reference.
+
+Storage kinds: graph inputs and outputs are always buffers, so a single-op graph
+would never touch a texture. With storage="texture" the engine runs
+`texture_wrapped(graph)`: every graph input first goes through MAXIMUM(x, x) and
+every graph output comes out of one, so the op under test reads and writes
+intermediates, which placement puts in textures (asserted).
+"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from engine.model.ir import Graph
+from engine.model.ir import Graph, Op
 from engine.reference import Interpreter
+
+STORAGES = ("buffer", "texture")
 
 
 def gpu_context():
@@ -20,20 +31,62 @@ def gpu_context():
         pytest.skip(f"no WebGPU adapter: {exc}", allow_module_level=True)
 
 
-def run_both(graph: Graph, feeds: dict, precision: str = "fp32", transforms: bool = False):
-    """(engine outputs, reference outputs) by name; engine buffers poisoned with NaN first."""
+def texture_wrapped(graph: Graph) -> Graph:
+    """`graph` with an identity MAXIMUM(x, x) after each input and before each output
+    (same names outside; the old I/O tensors become intermediates, same ids)."""
+    tensors, ops, inputs, outputs = list(graph.tensors), [], [], []
+    for t in graph.inputs:
+        tensors.append(tensors[t])
+        tensors[t] = replace(tensors[t], name=f"{tensors[t].name}:inner")
+        inputs.append(len(tensors) - 1)
+        ops.append(Op("MAXIMUM", (inputs[-1], inputs[-1]), (t,), {}))
+    ops.extend(graph.ops)
+    for t in graph.outputs:
+        tensors.append(tensors[t])
+        tensors[t] = replace(tensors[t], name=f"{tensors[t].name}:inner")
+        outputs.append(len(tensors) - 1)
+        ops.append(Op("MAXIMUM", (t, t), (outputs[-1],), {}))
+    return Graph(tensors, ops, inputs, outputs, name=f"{graph.name}+texture")
+
+
+def run_both(
+    graph: Graph,
+    feeds: dict,
+    precision: str = "fp32",
+    transforms: bool = False,
+    storage: str = "buffer",
+):
+    """(engine outputs, reference outputs) by name; engine tensors poisoned with NaN first."""
     from engine.gpu.engine import Engine
 
-    engine = Engine(graph, precision=precision, transforms=transforms)
+    run_graph = texture_wrapped(graph) if storage == "texture" else graph
+    engine = Engine(run_graph, precision=precision, transforms=transforms, storage=storage)
+    if storage == "texture":
+        assert_wrapped_in_textures(engine, graph)
     engine.poison()
     got = engine.run(feeds)
     want = Interpreter(graph).run(feeds)
     return got, want, engine
 
 
-def assert_matches(graph: Graph, feeds: dict, precision: str = "fp32", transforms: bool = False):
+def assert_wrapped_in_textures(engine, graph: Graph) -> None:
+    """The op under test's inputs and outputs are textures, unless over the limits."""
+    for t in [*graph.inputs, *graph.outputs]:
+        if t in engine.placement.textures:
+            continue
+        why = engine.placement.reasons.get(t, "?")
+        assert "limits" in why, f"{graph.tensors[t].name} is a buffer: {why}"
+
+
+def assert_matches(
+    graph: Graph,
+    feeds: dict,
+    precision: str = "fp32",
+    transforms: bool = False,
+    storage: str = "buffer",
+):
     """fp32: max|diff| <= 1e-5 * max(1, max|ref|); fp16: <= 2e-3 relative."""
-    got, want, engine = run_both(graph, feeds, precision, transforms)
+    got, want, engine = run_both(graph, feeds, precision, transforms, storage)
     for name, ref in want.items():
         out = got[name]
         assert out.shape == ref.shape, name
@@ -42,21 +95,18 @@ def assert_matches(graph: Graph, feeds: dict, precision: str = "fp32", transform
         err = float(np.abs(out.astype(np.float64) - ref).max()) if ref.size else 0.0
         assert np.isfinite(out).all(), f"{name}: non-finite values (unwritten elements?)"
         assert err <= tol * scale, f"{name}: max|diff| {err:.3g} > {tol * scale:.3g}"
-    if precision == "fp32":
+    if precision == "fp32" or storage == "texture":
         assert_padded_lanes_zero(engine)
     return engine
 
 
 def assert_padded_lanes_zero(engine) -> None:
-    """Every graph output's PHWC4 buffer holds exactly 0 in its padded lanes (c >= C):
-    later kernels read whole vec4s (e.g. a channel PAD copies them)."""
+    """Every graph output and every texture tensor holds exactly 0 in its padded lanes
+    (c >= C): later kernels read whole vec4s (e.g. a channel PAD copies them)."""
     from engine.gpu.kernels.base import shape4
 
     g = engine.graph
-    for t in g.outputs:
+    for t in [*g.outputs, *sorted(engine.placement.textures)]:
         s4 = shape4(g, t)
-        layout = engine.tensor_layout(g.tensors[t].name)
-        raw = engine.ctx.device.queue.read_buffer(layout.buffer, layout.offset, layout.size)
-        lanes = np.frombuffer(raw, np.float32, s4.vec4_count * 4).reshape(-1, 4)
-        last = lanes[(s4.s - 1) * s4.rows * s4.w :]
+        last = engine.read_phwc4(t)[-1].reshape(-1, 4)
         assert (last[:, (s4.c - 1) % 4 + 1 :] == 0).all(), f"{g.tensors[t].name}: padded lanes"

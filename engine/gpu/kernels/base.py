@@ -46,10 +46,32 @@ class BuildContext:
     precision: str = "fp32"  # "fp32" | "fp16" (storage and arithmetic type)
     max_uniform_bytes: int = 65536
     max_workgroup_invocations: int = 256
+    # Tensors stored as 2-D array textures (engine/gpu/placement.py); all others are
+    # buffers. Only kernels whose `storage_kinds` include "texture" see a non-empty set.
+    textures: frozenset[int] = frozenset()
 
     @property
     def wgsl_type(self) -> str:
         return "f16" if self.precision == "fp16" else "f32"
+
+    @property
+    def texture_format(self) -> str:
+        return "rgba16float" if self.precision == "fp16" else "rgba32float"
+
+    def kind(self, tensor: int) -> str:
+        """Storage kind of a tensor: "texture" or "buffer"."""
+        return "texture" if tensor in self.textures else "buffer"
+
+
+def tensor_arg(ctx: BuildContext, name: str, binding: int, tensor: int, access: str) -> dict:
+    """A tensor argument for the macros of shaders/tensor.wgsl (declare, load, store)."""
+    return {
+        "name": name,
+        "binding": binding,
+        "kind": ctx.kind(tensor),
+        "access": access,  # "read" | "write"
+        "format": ctx.texture_format,
+    }
 
 
 @dataclass(frozen=True)
@@ -88,6 +110,19 @@ class Kernel:
     name = "kernel"
     op_types: tuple[str, ...] = ()
     priority = 100  # lower is tried first
+    # Storage kinds its shaders can read tensors from and write its outputs to
+    # ("texture": the template goes through shaders/tensor.wgsl and passes the
+    # BuildContext to epilogue.build). engine/gpu/placement.py asks read_kinds /
+    # write_kinds per op and tensor; override them for finer choices.
+    storage_kinds: tuple[str, ...] = ("buffer",)
+
+    def read_kinds(self, op: Op, graph: Graph, tensor: int) -> tuple[str, ...]:
+        """Kinds `tensor` (an input or epilogue operand of `op`) may be stored as."""
+        return self.storage_kinds
+
+    def write_kinds(self, op: Op, graph: Graph, tensor: int) -> tuple[str, ...]:
+        """Kinds output `tensor` of `op` may be stored as."""
+        return self.storage_kinds
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         return True

@@ -1,4 +1,4 @@
-"""CONV_2D on PHWC4 buffers.
+"""CONV_2D on PHWC4 tensors (buffers or textures).
 
 Weights are packed at load into mat4x4 blocks [dst slice][ky][kx][src slice]
 (column j = output lane j). They go in a uniform buffer when they fit the
@@ -21,6 +21,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.model.ir import Graph, Op
 from engine.reference.padding import pad_before
@@ -78,6 +79,7 @@ class Conv2D(Kernel):
     name = "conv2d"
     op_types = ("CONV_2D",)
     priority = 100
+    storage_kinds = ("buffer", "texture")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         # input_scale (a fused gate) is only in conv1x1; elsewhere the CPU runs it.
@@ -113,10 +115,12 @@ class Conv2D(Kernel):
         dispatches = []
         for base in range(0, dst.s, group):
             n = min(group, dst.s - base)
-            steps, extra = epilogue.build(op, graph, first_binding=4)
+            steps, extra = epilogue.build(op, graph, first_binding=4, ctx=ctx)
             source = render(
                 "conv2d.wgsl",
                 precision=ctx.precision,
+                src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
+                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
                 weight_space=space,
                 weight_count=n * kh * kw * src.s,
                 dst_slices=n,
@@ -142,7 +146,6 @@ class Conv2D(Kernel):
                 wg=wg,
                 steps=steps,
             )
-            kind = space.split(",")[0]
             kind = space.split(",")[0]
             bindings = (
                 Binding("in", tensor=op.inputs[0]),

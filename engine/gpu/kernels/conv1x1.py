@@ -21,6 +21,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.gpu.kernels.depthwise import (
@@ -62,6 +63,7 @@ class Conv1x1(Kernel):
     name = "conv1x1"
     op_types = ("CONV_2D",)
     priority = 50
+    storage_kinds = ("buffer", "texture")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         w = graph.tensors[op.inputs[1]]
@@ -97,7 +99,7 @@ class Conv1x1(Kernel):
         if "input_scale" in op.attrs:
             scale_binding = 5 if shared else 4
         first = 4 + int(shared) + int(scale_binding is not None)
-        steps, extra = epilogue.build(op, graph, first_binding=first)
+        steps, extra = epilogue.build(op, graph, first_binding=first, ctx=ctx)
         dispatches = []
         for base in range(0, dst.s, group):
             n = group if shared else min(group, dst.s - base)
@@ -107,6 +109,8 @@ class Conv1x1(Kernel):
             source = render(
                 "conv1x1.wgsl",
                 precision=ctx.precision,
+                src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
+                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
                 weight_space=space,
                 dst_slices=n,
                 src_slices=src.s,
@@ -118,6 +122,11 @@ class Conv1x1(Kernel):
                 wg=wg,
                 steps=steps,
                 scale_binding=scale_binding,
+                scale=(
+                    tensor_arg(ctx, "in_scale", scale_binding, op.attrs["input_scale"], "read")
+                    if scale_binding is not None
+                    else None
+                ),
             )
             uni = space.split(",")[0]
             bindings = (

@@ -1,4 +1,4 @@
-"""DEPTHWISE_CONV_2D on PHWC4 buffers.
+"""DEPTHWISE_CONV_2D on PHWC4 tensors (buffers or textures).
 
 Weights [1, kH, kW, C * M] are packed at load into one vec4 per (dst slice, ky, kx)
 (lanes = output channels), in a uniform buffer when they fit (split by output slices
@@ -26,6 +26,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.gpu.kernels.conv import conv_padding, pack_bias
 from engine.model.ir import Graph, Op
@@ -111,6 +112,7 @@ def _tile_plan(kh, kw, sh, sw, by, bx):
 class _DepthwiseBase(Kernel):
     op_types = ("DEPTHWISE_CONV_2D",)
     tiled = False
+    storage_kinds = ("buffer", "texture")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         return graph.tensors[op.inputs[1]].is_constant
@@ -138,7 +140,7 @@ class _DepthwiseBase(Kernel):
             by = bx = 1
         tiles_y = ceil_div(dst.h, by)
         wg = workgroup_for(ceil_div(dst.w, bx), dst.b * tiles_y, dst.s)
-        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4)
+        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4, ctx=ctx)
         dispatches = []
         for base in range(0, dst.s, group):
             n = group if shared else min(group, dst.s - base)
@@ -146,6 +148,8 @@ class _DepthwiseBase(Kernel):
             source = render(
                 "depthwise.wgsl",
                 precision=ctx.precision,
+                src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
+                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
                 weight_space=space,
                 weight_count=n * kh * kw,
                 dst_slices=n,

@@ -1,10 +1,12 @@
-"""Element-wise ops on PHWC4 buffers: binary ops with numpy broadcasting, activations, PRELU.
+"""Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting, activations, PRELU.
 
 One template (shaders/elementwise.wgsl) for all of them: each invocation writes
 V vec4 of one slice; operands are loaded by index expressions generated here
 (same shape -> the output's own index; broadcast dims -> 0; a C=1 operand
 against C>1 -> lane 0 replicated), the op is one WGSL expression over `a`/`b`,
-then the epilogue, then padded lanes (c >= C) are forced to 0.
+then the epilogue, then padded lanes (c >= C) are forced to 0. Tensor operands
+and the output are buffers or textures (shaders/tensor.wgsl): each index comes
+both flat and as texture coordinates.
 Constant operands: a finite scalar is baked in as a literal; anything else is
 packed to PHWC4 at load and bound as a uniform array when it fits (fp32),
 else as a storage array.
@@ -27,6 +29,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph, Op
@@ -84,15 +87,21 @@ def broadcastable(a: Shape4, out: Shape4) -> bool:
     return all(x in (1, y) for x, y in zip(astuple(a), astuple(out), strict=True))
 
 
-def index_expr(a: Shape4, out: Shape4) -> str:
-    """WGSL u32 index into operand `a` for output element (s, bi, y, x) (names in the template)."""
-    if a == out:
-        return "i"
+def operand_coords(a: Shape4, out: Shape4) -> tuple[str, str, str]:
+    """WGSL u32 (x, row, slice) of operand `a` for output element (s, bi, y, x)."""
     sl = "s" if a.c == out.c else "0u"
     b = "bi" if a.b == out.b and a.b > 1 else "0u"
     y = "y" if a.h == out.h and a.h > 1 else "0u"
     x = "x" if a.w == out.w and a.w > 1 else "0u"
     row = "row" if (a.b, a.h) == (out.b, out.h) else f"{b} * {a.h}u + {y}"
+    return x, row, sl
+
+
+def index_expr(a: Shape4, out: Shape4) -> str:
+    """WGSL u32 index into operand `a` for output element (s, bi, y, x) (names in the template)."""
+    if a == out:
+        return "i"
+    x, row, sl = operand_coords(a, out)
     return f"({sl} * {a.rows}u + {row}) * {a.w}u + {x}"
 
 
@@ -119,26 +128,29 @@ def build_elementwise(
     for k, t in enumerate(inputs):
         var = "ab"[k]
         tensor, a = graph.tensors[t], shape4(graph, t)
-        decl, load = None, f"{var}_buf[{index_expr(a, out)}]"
+        # A tensor operand: "t" for tensor.wgsl; a constant: its declaration and load.
+        o = {"var": var, "t": None, "decl": None, "lane0": a.c == 1 and out.c > 1}
         if tensor.is_constant:
             space, binding = const_operand(tensor.data, ctx)
             if binding is None:  # literal
-                operands.append({"var": var, "decl": None, "load": space})
+                operands.append({**o, "load": space, "lane0": False})
                 continue
             kind = "uniform" if space == "uniform" else "storage, read"
             decl = f"var<{kind}> {var}_buf: array<vec4<T>, {binding.data.size // 4}>"
+            o["decl"] = f"@group(0) @binding({len(bindings)}) {decl};"
+            o["load"] = f"{var}_buf[{index_expr(a, out)}]"
         else:
             binding = Binding("in", tensor=t)
-            decl = f"var<storage, read> {var}_buf: array<vec4<T>>"
-        if a.c == 1 and out.c > 1:
-            load = f"vec4<T>({load}.x)"
-        operands.append({"var": var, "decl": f"@group(0) @binding({len(bindings)}) {decl};"})
-        operands[-1]["load"] = load
+            x, row, sl = ("x", "row", "s") if a == out else operand_coords(a, out)
+            o["t"] = tensor_arg(ctx, f"{var}_buf", len(bindings), t, "read")
+            o.update(index=index_expr(a, out), x=x, row=row, s=sl)
+        operands.append(o)
         bindings.append(binding)
-    steps, extra = epilogue.build(op, graph, first_binding=len(bindings))
+    steps, extra = epilogue.build(op, graph, first_binding=len(bindings), ctx=ctx)
     source = render(
         "elementwise.wgsl",
         precision=ctx.precision,
+        dst=tensor_arg(ctx, "dst", 0, op.outputs[0], "write"),
         operands=operands,
         expr=expr,
         plane=out.rows * out.w,
@@ -164,6 +176,7 @@ class Binary(Kernel):
     """ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM with numpy broadcasting and fused activation."""
 
     name = "binary"
+    storage_kinds = ("buffer", "texture")
     op_types = tuple(BINARY)
 
     def accepts(self, op: Op, graph: Graph) -> bool:
@@ -180,6 +193,7 @@ class Unary(Kernel):
     """Activations as ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, ELU, LEAKY_RELU."""
 
     name = "unary"
+    storage_kinds = ("buffer", "texture")
     op_types = tuple(UNARY)
 
     def accepts(self, op: Op, graph: Graph) -> bool:
@@ -199,6 +213,7 @@ class PRelu(Kernel):
     """PRELU: slopes (constant or tensor) broadcast against the input, e.g. [1,1,C]."""
 
     name = "prelu"
+    storage_kinds = ("buffer", "texture")
     op_types = ("PRELU",)
 
     def accepts(self, op: Op, graph: Graph) -> bool:

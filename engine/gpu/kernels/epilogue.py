@@ -9,6 +9,9 @@ transforms appended in `op.attrs["epilogue"]`: a tuple of steps
 An operand is the output's own shape (indexed like the output), the same
 shape with fewer channels (an add whose channel PAD was folded away: zero
 beyond its slices), or one value per channel ([C], [1,1,C], [1,1,1,C]).
+Tensor operands are read through shaders/tensor.wgsl: buffers, or textures when the
+kernel passes its BuildContext (texture-capable kernels do; the others get buffers,
+which engine/gpu/placement.py guarantees).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu.codegen import activation_expr
-from engine.gpu.kernels.base import Binding, shape4
+from engine.gpu.kernels.base import Binding, BuildContext, shape4, tensor_arg
 from engine.model.ir import Graph, Op
 
 
@@ -31,8 +34,13 @@ def steps_of(op: Op) -> list[tuple]:
     return steps
 
 
-def build(op: Op, graph: Graph, first_binding: int) -> tuple[list[dict], list[Binding]]:
-    """Template steps and the extra bindings (from `first_binding` on) they need."""
+def build(
+    op: Op, graph: Graph, first_binding: int, ctx: BuildContext | None = None
+) -> tuple[list[dict], list[Binding]]:
+    """Template steps and the extra bindings (from `first_binding` on) they need.
+
+    `ctx`: where tensor operands live (textures); None: every operand is a buffer."""
+    ctx = ctx or BuildContext()
     out = shape4(graph, op.outputs[0])
     steps, bindings = [], []
     for kind, arg in steps_of(op):
@@ -42,25 +50,30 @@ def build(op: Op, graph: Graph, first_binding: int) -> tuple[list[dict], list[Bi
         tensor, operand = graph.tensors[arg], shape4(graph, arg)
         name = f"ep{len(bindings)}"
         guard = 0
+        # flat buffer index and texture coordinates (x, row, layer)
         if operand == out:
-            index = f"(s * {out.rows}u + row) * {out.w}u + x"
+            index, coords = f"(s * {out.rows}u + row) * {out.w}u + x", ("x", "row")
         elif (operand.b, operand.h, operand.w) == (out.b, out.h, out.w) and operand.c < out.c:
-            index = f"(s * {out.rows}u + row) * {out.w}u + x"  # channel-padded operand
-            guard = operand.s
+            index, coords = f"(s * {out.rows}u + row) * {out.w}u + x", ("x", "row")
+            guard = operand.s  # channel-padded operand
             if kind != "add":
                 raise ValueError(f"epilogue {kind} of {tensor.name}: fewer channels only for add")
         elif int(np.prod(tensor.shape)) == out.c:
-            index = "s"  # one value per channel
+            index, coords = "s", ("0u", "0u")  # one value per channel
         else:
             raise ValueError(f"epilogue operand {tensor.name} {tensor.shape} does not fit {out}")
+        number = first_binding + len(bindings)
         if tensor.is_constant:
             if index != "s":
                 raise ValueError(f"constant full-size epilogue operand {tensor.name}")
             binding = Binding("const", data=_pack_channels(tensor.data, out.c))
+            arg_ = {"name": name, "binding": number, "kind": "buffer", "access": "read"}
         else:
             binding = Binding("in", tensor=arg)
-        steps.append({"kind": kind, "name": name, "index": index, "guard": guard,
-                      "binding": first_binding + len(bindings)})  # fmt: skip
+            arg_ = tensor_arg(ctx, name, number, arg, "read")
+        steps.append({"kind": kind, "name": name, "index": index, "x": coords[0],
+                      "row": coords[1], "guard": guard, "binding": number,
+                      "tensor": arg_})  # fmt: skip
         bindings.append(binding)
     if out.c % 4 and any(st["kind"] == "act" and "sigmoid" in st["expr"] for st in steps):
         # sigmoid(0) = 0.5: keep the padded lanes of the last slice at zero.

@@ -1,4 +1,4 @@
-"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN over (H, W) on PHWC4 buffers.
+"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN over (H, W) on PHWC4 tensors (buffers or textures).
 
 - Windowed pools (shaders/pool.wgsl): one invocation per output vec4, taps
   looped in the shader. TFLite semantics: SAME/VALID out-of-bounds taps are
@@ -22,6 +22,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
 from engine.model.ir import Graph, Op
@@ -70,10 +71,14 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
     src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
     hw = src.h * src.w
     tree = hw >= TREE_MIN_PIXELS
-    steps, extra = epilogue.build(op, graph, first_binding=2)
+    steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
     source = render(
         "mean.wgsl",
         precision=ctx.precision,
+        src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
+        dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+        in_w=src.w,
+        in_h=src.h,
         reduce=reduce,
         hw=hw,
         in_plane=src.rows * src.w,
@@ -98,6 +103,7 @@ class GlobalPool(Kernel):
     """MAX_POOL_2D / AVERAGE_POOL_2D with one window over the whole input (SE blocks)."""
 
     name = "global_pool"
+    storage_kinds = ("buffer", "texture")
     op_types = ("MAX_POOL_2D", "AVERAGE_POOL_2D")
     priority = 50
 
@@ -114,6 +120,7 @@ class Mean(Kernel):
     """MEAN over H and W of a 4-D tensor (keep_dims either way); other axes -> CPU."""
 
     name = "mean"
+    storage_kinds = ("buffer", "texture")
     op_types = ("MEAN",)
 
     def accepts(self, op: Op, graph: Graph) -> bool:
@@ -128,6 +135,7 @@ class Pool2D(Kernel):
     """Windowed MAX_POOL_2D / AVERAGE_POOL_2D: any window, stride, SAME/VALID/explicit padding."""
 
     name = "pool2d"
+    storage_kinds = ("buffer", "texture")
     op_types = ("MAX_POOL_2D", "AVERAGE_POOL_2D")
     priority = 100
 
@@ -153,10 +161,12 @@ class Pool2D(Kernel):
             and (dst.h - 1) * sh - top + kh <= min(hi_h, src.h)
             and (dst.w - 1) * sw - left + kw <= min(hi_w, src.w)
         )
-        steps, extra = epilogue.build(op, graph, first_binding=2)
+        steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
         source = render(
             "pool.wgsl",
             precision=ctx.precision,
+            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
+            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
             reduce="max" if op.type == "MAX_POOL_2D" else "mean",
             in_h=src.h,
             in_w=src.w,
