@@ -23,11 +23,11 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
+from engine.gpu.kernels.common import MAX_SPLITS, uniform_groups
 from engine.model.ir import Graph, Op
 from engine.reference.padding import pad_before
 
 MAT4_BYTES = 64
-MAX_SPLITS = 4  # most uniform-block dispatches per layer before storage weights win
 
 
 def pack_conv_weights(w: np.ndarray) -> np.ndarray:
@@ -95,18 +95,7 @@ class Conv2D(Kernel):
         biases = pack_bias(bias, dst.c)
         top, left = conv_padding(op, (src.h, src.w), (kh, kw))
         per_slice = kh * kw * src.s * MAT4_BYTES
-        group = max(1, min(dst.s, ctx.max_uniform_bytes // per_slice))
-        # Uniform weights read 3-4x faster than storage on lavapipe, but each extra
-        # dispatch costs ~0.1 ms: a layer that would need more than MAX_SPLITS uniform
-        # blocks (e.g. face_landmark's 3x3x32 -> 1404 head: 26) reads storage instead.
-        splits = ceil_div(dst.s, group)
-        space = (
-            "uniform"
-            if per_slice <= ctx.max_uniform_bytes and splits <= MAX_SPLITS
-            else "storage, read"
-        )
-        if space != "uniform":
-            group = dst.s
+        space, group = uniform_groups(dst.s, per_slice, ctx, max_splits=MAX_SPLITS)
         # 4 pixels x 4 slices per invocation, 8x8 work groups: best of the grid
         # bx in {2,4,8} x bs in {1,2,4} x wg in {8x4, 8x8, 16x4, 32x1} measured on
         # lavapipe with /tmp benchmarks (docs/benchmarks.md, "conv kernel").

@@ -23,13 +23,13 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
-from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
-from engine.gpu.kernels.depthwise import (
+from engine.gpu.kernels.common import (
     pad_slices,
     part_of,
     pow2_ceil,
     uniform_groups,
 )
+from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.model.ir import Graph, Op
 
 # Pixels x output slices per invocation: the best of (4..16) x (1..4) on lavapipe

@@ -28,6 +28,7 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
+from engine.gpu.kernels.common import pad_slices, part_of, uniform_groups, workgroup_for
 from engine.gpu.kernels.conv import conv_padding, pack_bias
 from engine.model.ir import Graph, Op
 
@@ -50,42 +51,6 @@ def pack_depthwise_weights(w: np.ndarray) -> np.ndarray:
     padded = np.zeros((kh, kw, so * 4), np.float32)
     padded[:, :, :oc] = w[0]
     return np.ascontiguousarray(padded.reshape(kh, kw, so, 4).transpose(2, 0, 1, 3))
-
-
-def pow2_ceil(n: int, cap: int) -> int:
-    """The smallest power of two >= min(n, cap)."""
-    p = 1
-    while p < min(n, cap):
-        p *= 2
-    return p
-
-
-def uniform_groups(n_slices: int, per_slice: int, ctx: BuildContext) -> tuple[str, int]:
-    """(address space, output slices per dispatch) so that each dispatch's weights fit
-    one uniform binding; storage (one dispatch) when not even one slice fits."""
-    if per_slice > ctx.max_uniform_bytes:
-        return "storage, read", n_slices
-    return "uniform", max(1, min(n_slices, ctx.max_uniform_bytes // per_slice))
-
-
-def pad_slices(a: np.ndarray, total: int) -> np.ndarray:
-    """`a` zero padded along its first axis (output slices) to `total` entries."""
-    return np.concatenate([a, np.zeros((total - len(a), *a.shape[1:]), a.dtype)])
-
-
-def part_of(first: int, count: int) -> Binding:
-    """The (first slice, slice count) buffer of one dispatch of a shared-pipeline split."""
-    data = np.array([first, count, 0, 0], np.float32)
-    return Binding("const", data=data, space="storage", dtype="f32")
-
-
-def workgroup_for(nx: int, ny: int, nz: int) -> tuple[int, int, int]:
-    """64 invocations over an (nx, ny, nz) grid: x first (lavapipe's 8-wide SIMD runs
-    along x), then rows, then slices for small images. Lavapipe: (8, 8, 1) on large
-    outputs, 1.4x faster than (4, 4, 1); on 8x8 outputs (2, 4, 8) 1.5x faster than (8, 8, 1)."""
-    wx = pow2_ceil(nx, 8)
-    wy = pow2_ceil(ny, 8)
-    return wx, wy, pow2_ceil(nz, max(1, 64 // (wx * wy)))
 
 
 def _multiplier(op: Op, graph: Graph) -> int:

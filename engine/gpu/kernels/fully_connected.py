@@ -26,8 +26,8 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
+from engine.gpu.kernels.common import pow2_ceil
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
-from engine.gpu.kernels.depthwise import pow2_ceil
 from engine.model.ir import Graph, Op
 
 # Invocations per output slice (a power of two). On lavapipe, [1, 1152] -> 63:

@@ -29,13 +29,13 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
-from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
-from engine.gpu.kernels.depthwise import (
+from engine.gpu.kernels.common import (
     pad_slices,
     part_of,
     uniform_groups,
     workgroup_for,
 )
+from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.model.ir import Graph, Op
 from engine.reference.padding import pad_before
 
