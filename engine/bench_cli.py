@@ -12,6 +12,9 @@ usage: engine-bench MODEL... [--runs 100] [--warmup 10] [--precision fp32|fp16]
                     [--peers litert,litert-gpu,onnx|none]
                     [--threads 1,all] [--json OUT.json] [--markdown OUT.md]
        engine-bench --op conv3x3|conv1x1|depthwise3x3 [--shape 128x128x32] ...
+       engine-bench --workgroups MODEL... [--wg-sample 24] [--wg-runs 3] [--runs 30]
+         work group policies per conv/depthwise signature and per model
+         (engine/bench/workgroups.py)
 Exit status: 0 all engine rows ran; 1 an engine row failed (reported in its row);
 2 bad arguments, a missing/unreadable model or no usable adapter (one line on stderr).
 """
@@ -110,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"interpreter with onnxruntime + tflite2onnx (${peer_mod.ONNX_PYTHON_ENV})",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument(
+        "--workgroups",
+        action="store_true",
+        help="compare work group policies (table, heuristic, tune) per signature and model",
+    )
+    p.add_argument(
+        "--wg-sample", type=int, default=24, help="--workgroups: exhaustive sample size (24)"
+    )
+    p.add_argument("--wg-runs", type=int, default=3, help="--workgroups: timings per candidate")
     p.add_argument("--json", type=Path, help="write the full report as JSON")
     p.add_argument("--markdown", type=Path, help="write the full report as markdown")
     return p
@@ -216,6 +228,8 @@ def _main(argv: list[str] | None) -> int:
         parser.error("--runs must be >= 1 and --warmup >= 0")
     if isinstance(args.threads, str):
         args.threads = _parse_threads(args.threads)
+    if args.workgroups:
+        return _workgroups(args, parser)
     try:
         sources = _sources(args)
         ctx, device_ms = time_device(args.adapter)
@@ -246,6 +260,29 @@ def _main(argv: list[str] | None) -> int:
     if args.json:
         _write(args.json, to_json(results, machine, settings) + "\n")
     return 0 if all(r["engine"].get("status") == "ok" for r in results) else 1
+
+
+def _workgroups(args, parser) -> int:
+    import json
+
+    from engine.bench.workgroups import bench_workgroups, markdown_report
+
+    if not args.models:
+        parser.error("--workgroups needs MODEL files")
+    missing = [m for m in args.models if not Path(m).exists()]
+    if missing:
+        print(f"engine-bench: no such model: {', '.join(map(str, missing))}", file=sys.stderr)
+        return 2
+    report = bench_workgroups(
+        args.models, runs=args.wg_runs, sample=args.wg_sample, latency_runs=min(args.runs, 30)
+    )
+    text = markdown_report(report)
+    print(text)
+    if args.markdown:
+        _write(args.markdown, text)
+    if args.json:
+        _write(args.json, json.dumps(report, indent=1) + "\n")
+    return 0
 
 
 if __name__ == "__main__":

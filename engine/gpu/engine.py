@@ -12,6 +12,10 @@ Run: upload inputs (HWC -> PHWC4 on the GPU), every dispatch of a GPU segment
 in one compute pass and one submit, download outputs (PHWC4 -> HWC on the GPU),
 one wait (`sleep` blocks, `spin` polls without sleeping).
 
+Work group sizes of the tunable kernels (conv2d, conv1x1, depthwise_tiled):
+`workgroups="table"` (default: the kernels' fixed sizes), "heuristic" or "tune"
+(timed on the device, remembered in a TuneCache); docs/workgroups.md.
+
 Usage: Engine.from_tflite("models/face_landmark.tflite").run({"input_1": x})
 """
 
@@ -56,6 +60,11 @@ from engine.reference.fused import has_extras, run_with_extras
 
 SYNC_MODES = ("sleep", "spin")
 STORAGE_KINDS = ("buffer", "texture", "auto")
+WORKGROUP_POLICIES = ("table", "heuristic", "tune")
+# Default work group policy: "heuristic" was slower than "table" on lavapipe for the core
+# models (docs/workgroups.md, "Measured"), so the kernels' fixed sizes stay the default.
+DEFAULT_WORKGROUPS = "table"
+CACHE_DIR_ENV = "ENGINE_CACHE_DIR"  # overrides the tuning cache's user cache directory
 
 
 @dataclass
@@ -131,7 +140,14 @@ class Engine:
         transforms: bool = True,
         storage: str = "auto",
         texture_planner: str | None = None,
+        workgroups: str = DEFAULT_WORKGROUPS,
+        tune_method: str = "descent",
+        cache_dir: str | os.PathLike | None = None,
     ):
+        if workgroups not in WORKGROUP_POLICIES:
+            raise ValueError(f"workgroups must be one of {WORKGROUP_POLICIES}, not {workgroups!r}")
+        if tune_method not in ("descent", "exhaustive"):
+            raise ValueError(f"tune_method must be descent or exhaustive, not {tune_method!r}")
         if precision not in ("fp32", "fp16"):
             raise ValueError(f"precision must be fp32 or fp16, not {precision!r}")
         if storage not in STORAGE_KINDS:
@@ -164,13 +180,35 @@ class Engine:
             "shaders_and_pipelines": 0.0,
             "weight_upload": 0.0,
             "bind_groups_and_buffers": 0.0,
+            "workgroup_tuning": 0.0,
         }
+        self.workgroups = workgroups
+        # Work group selection: per tunable layer (kernel, signature, table, choice, make);
+        # tune_stats: distinct signatures, candidates timed (0 on a warm cache), ms spent.
+        self.workgroup_choices: list = []
+        self.tune_stats = {"timed": 0, "tune_ms": 0.0}
+        from engine.gpu.workgroups import AdapterKey, DeviceLimits, TuneCache
+
+        cache = None
+        if workgroups == "tune":
+            directory = cache_dir if cache_dir is not None else os.environ.get(CACHE_DIR_ENV)
+            if directory:
+                directory = Path(directory) / "workgroups"
+            cache = TuneCache(AdapterKey.from_info(self.ctx.info), directory)
+        self.tune_cache = cache
         self.build_ctx = BuildContext(
             precision=precision,
             max_uniform_bytes=self.ctx.limit("max-uniform-buffer-binding-size", 65536),
+            workgroups=workgroups,
+            limits=DeviceLimits.from_wgpu(self.ctx.limits, self.ctx.info),
+            tune_cache=cache,
+            tune_timer=self.time_dispatch if workgroups == "tune" else None,
+            tune_method=tune_method,
+            choices=self.workgroup_choices,
         )
         self.stats = RunStats()
         self.init_ms: dict[str, float] = {}
+        self._elem_bytes = 2 if precision == "fp16" else 4
         self._compile()
 
     @classmethod
@@ -205,7 +243,6 @@ class Engine:
             except (ValueError, KeyError) as exc:
                 raise ModelError(f"{g.name}: op #{i} {op.type}: {exc}") from None
         t1 = time.perf_counter()
-        self._elem_bytes = 2 if self.precision == "fp16" else 4
         alignment = self.ctx.limit("min-storage-buffer-offset-alignment", 256)
         textures = self.placement.textures
         plans = plan_storage(
@@ -225,6 +262,10 @@ class Engine:
         self._modules: dict[str, object] = {}
         self._pipelines: dict[str, object] = {}
         self.steps: list[_GpuSegment | _CpuStep] = []
+        self._compile_pipelines(
+            [(self._final_source(d.source), d.kernel) for item in plan
+             if not isinstance(item, _CpuStep) for d in item[1]]
+        )  # fmt: skip
         for item in plan:
             if isinstance(item, _CpuStep):
                 self.steps.append(item)
@@ -236,7 +277,8 @@ class Engine:
         self._io = self._prepare_io()
         t2 = time.perf_counter()
         clock = self._init_clock
-        clock["kernel_codegen"] = t1 - t0
+        clock["workgroup_tuning"] = self.tune_stats["tune_ms"] / 1e3
+        clock["kernel_codegen"] = t1 - t0 - clock["workgroup_tuning"]
         clock["planning"] = t_plan - t1
         clock["bind_groups_and_buffers"] = (
             t2 - t_plan - clock["shaders_and_pipelines"] - clock["weight_upload"]
@@ -264,6 +306,50 @@ class Engine:
         if level >= 3:
             for source in self._pipelines:
                 print(f"[engine] --- WGSL ---\n{source}")
+
+    def _final_source(self, source: str) -> str:
+        if self._arena:
+            # Tensors are ranges of one buffer; a WebGPU usage scope forbids binding a
+            # buffer read-only and read-write at once, but allows several read-write.
+            source = source.replace("var<storage, read>", "var<storage, read_write>")
+        return source
+
+    def _compile_pipelines(self, items: list[tuple[str, str]]) -> None:
+        """Create the pipelines of distinct (source, label)s not made yet, on several
+        threads (wgpu-py releases the GIL in its native calls; lavapipe compiles each
+        pipeline on the calling thread: 2 threads 1.8x faster on 2 cores)."""
+        todo = {}
+        for source, label in items:
+            if source not in self._pipelines:
+                todo.setdefault(source, label)
+        if not todo:
+            return
+        t0 = time.perf_counter()
+        dev = self.ctx.device
+
+        def one(item: tuple[str, str]):
+            source, label = item
+            try:
+                module = dev.create_shader_module(code=source, label=label)
+                return dev.create_compute_pipeline(
+                    layout="auto", compute={"module": module, "entry_point": "main"}, label=label
+                )
+            except Exception as exc:
+                return exc
+
+        workers = min(len(todo), compile_threads())
+        if workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers) as pool:
+                made = list(pool.map(one, todo.items()))
+        else:
+            made = [one(item) for item in todo.items()]
+        for (source, label), pipeline in zip(todo.items(), made, strict=True):
+            if isinstance(pipeline, Exception):
+                raise DeviceError(f"kernel {label}: shader failed to compile: {pipeline}")
+            self._pipelines[source] = pipeline
+        self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
 
     def _pipeline(self, source: str, label: str):
         if source not in self._pipelines:
@@ -293,11 +379,7 @@ class Engine:
         return buf
 
     def _prepare(self, d: Dispatch, op_index: int) -> _Prepared:
-        source = d.source
-        if self._arena:
-            # Tensors are ranges of one buffer; a WebGPU usage scope forbids binding a
-            # buffer read-only and read-write at once, but allows several read-write.
-            source = source.replace("var<storage, read>", "var<storage, read_write>")
+        source = self._final_source(d.source)
         pipeline = self._pipeline(source, d.kernel)
         views = []
         for b in d.bindings:
@@ -357,6 +439,96 @@ class Engine:
         views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
         grid = (ceil_div(count, 64), 1, 1)
         return _Prepared(pipeline, self._bind_group(pipeline, views), grid, -1, template)
+
+    # --- work group tuning ----------------------------------------------------------
+    def time_dispatch(self, d: Dispatch) -> float:
+        """One run of `d` alone on scratch buffers, in ms: GPU timestamps (a compute pass
+        of its own with timestamp writes, as in profile()) when the device has them, else
+        wall clock around submit and wait. inf when its shader does not compile."""
+        import math
+
+        import wgpu
+
+        t0 = time.perf_counter()
+        self.tune_stats["timed"] += 1
+        dev = self.ctx.device
+        if not hasattr(self, "_tune"):
+            self._tune = {"pipelines": {}, "tensors": {}, "consts": {}}
+        tune = self._tune
+        try:
+            if d.source not in tune["pipelines"]:
+                module = dev.create_shader_module(code=d.source, label=d.kernel)
+                tune["pipelines"][d.source] = dev.create_compute_pipeline(
+                    layout="auto", compute={"module": module, "entry_point": "main"}
+                )
+            pipeline = tune["pipelines"][d.source]
+        except Exception:
+            tune["pipelines"][d.source] = None
+            pipeline = None
+        if pipeline is None:
+            self.tune_stats["tune_ms"] += (time.perf_counter() - t0) * 1e3
+            return math.inf
+        views = [self._scratch(b) for b in d.bindings]
+        group = self._bind_group(pipeline, views)
+        encoder = dev.create_command_encoder()
+        if self.ctx.has_timestamps:
+            if "queries" not in tune:
+                tune["queries"] = dev.create_query_set(type="timestamp", count=2)
+                tune["resolved"] = dev.create_buffer(
+                    size=16, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+                )
+            writes = {"query_set": tune["queries"], "beginning_of_pass_write_index": 0,
+                      "end_of_pass_write_index": 1}  # fmt: skip
+            pass_ = encoder.begin_compute_pass(timestamp_writes=writes)
+        else:
+            pass_ = encoder.begin_compute_pass()
+        pass_.set_pipeline(pipeline)
+        pass_.set_bind_group(0, group)
+        pass_.dispatch_workgroups(*d.workgroups)
+        pass_.end()
+        w0 = time.perf_counter()
+        if self.ctx.has_timestamps:
+            encoder.resolve_query_set(tune["queries"], 0, 2, tune["resolved"], 0)
+            dev.queue.submit([encoder.finish()])
+            ticks = np.frombuffer(dev.queue.read_buffer(tune["resolved"]), np.uint64)
+            ms = (float(ticks[1]) - float(ticks[0])) / 1e6
+        else:
+            self._submit_and_wait(encoder, "sleep", RunStats())
+            ms = (time.perf_counter() - w0) * 1e3
+        self.tune_stats["tune_ms"] += (time.perf_counter() - t0) * 1e3
+        return ms
+
+    def _scratch(self, b: Binding):
+        """A buffer or texture for binding `b` of a timed dispatch (kept for reuse)."""
+        import wgpu
+
+        tune = self._tune
+        if b.role == "const":
+            key = (b.data.__array_interface__["data"][0], b.data.nbytes, b.space, b.dtype)
+            if key not in tune["consts"]:
+                t0 = time.perf_counter()
+                buf = self._const_buffer(b)
+                self._init_clock["weight_upload"] -= time.perf_counter() - t0
+                tune["consts"][key] = (buf, b.data)  # data kept alive: its address is the key
+            buf = tune["consts"][key][0]
+            return View(buf, 0, buf.size)
+        if b.tensor not in tune["tensors"]:
+            s4 = shape4(self.graph, b.tensor)
+            if b.tensor in self.build_ctx.textures:
+                from engine.gpu.storage import TEXTURE_FORMATS
+
+                texture = self.ctx.device.create_texture(
+                    size=(s4.w, s4.rows, s4.s),
+                    format=TEXTURE_FORMATS[self.precision],
+                    usage=wgpu.TextureUsage.STORAGE_BINDING | wgpu.TextureUsage.TEXTURE_BINDING,
+                )
+                view = texture.create_view(dimension="2d-array")
+                tune["tensors"][b.tensor] = TextureView(texture, view, (s4.w, s4.rows, s4.s))
+            else:
+                size = max(16, s4.vec4_count * 4 * self._elem_bytes)
+                buf = self.ctx.device.create_buffer(size=size, usage=wgpu.BufferUsage.STORAGE)
+                tune["tensors"][b.tensor] = View(buf, 0, size)
+        return tune["tensors"][b.tensor]
 
     def poison(self, value: float = float("nan")) -> None:
         """Fill every tensor buffer and texture with `value` (tests: unwritten elements fail)."""
@@ -589,6 +761,18 @@ class Engine:
             return
         view = self._buffers[t]
         self.ctx.device.queue.write_buffer(view.buffer, view.offset, phwc4)
+
+
+def compile_threads() -> int:
+    """Threads that compile pipelines: ENGINE_COMPILE_THREADS, else the usable CPUs (<= 8)."""
+    env = os.environ.get("ENGINE_COMPILE_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
 
 
 def _resource(v: View | TextureView):

@@ -11,6 +11,7 @@ the generic one accepts everything it can run).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +50,19 @@ class BuildContext:
     # Tensors stored as 2-D array textures (engine/gpu/placement.py); all others are
     # buffers. Only kernels whose `storage_kinds` include "texture" see a non-empty set.
     textures: frozenset[int] = frozenset()
+    # Work group selection (engine/gpu/kernels/wg.py, docs/workgroups.md): the policy
+    # ("table" = the kernels' fixed sizes), the device's limits (a DeviceLimits; None:
+    # WebGPU's minimums) and, for "tune", the cache (a TuneCache), the timer
+    # (Dispatch -> ms, one run of that dispatch on the device), method and runs.
+    workgroups: str = "table"
+    limits: object | None = None
+    tune_cache: object | None = field(default=None, compare=False)
+    tune_timer: Callable[[Dispatch], float] | None = field(default=None, compare=False)
+    tune_method: str = "descent"
+    tune_runs: int = 3
+    # When a list: every choice made is appended (kernel, signature, table candidate,
+    # choice, make) for the benchmark (engine/bench/workgroups.py).
+    choices: list | None = field(default=None, compare=False)
 
     @property
     def wgsl_type(self) -> str:

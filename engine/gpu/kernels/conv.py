@@ -24,10 +24,15 @@ from engine.gpu.kernels.base import (
     tensor_arg,
 )
 from engine.gpu.kernels.common import MAX_SPLITS, uniform_groups
+from engine.gpu.kernels.wg import pick, work_shapes
+from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
 from engine.reference.padding import pad_before
 
 MAT4_BYTES = 64
+# Work shapes (pixels x 1 x output slices per invocation) offered to the selector
+# after the table's: the grid the table was measured over.
+CONV_WORK = tuple(WorkShape(x, 1, z) for x in (4, 2, 8, 1) for z in (4, 2, 1))
 
 
 def pack_conv_weights(w: np.ndarray) -> np.ndarray:
@@ -96,14 +101,14 @@ class Conv2D(Kernel):
         top, left = conv_padding(op, (src.h, src.w), (kh, kw))
         per_slice = kh * kw * src.s * MAT4_BYTES
         space, group = uniform_groups(dst.s, per_slice, ctx, max_splits=MAX_SPLITS)
-        # 4 pixels x 4 slices per invocation, 8x8 work groups: best of the grid
+        # Table: 4 pixels x 4 slices per invocation, 8x8 work groups: best of the grid
         # bx in {2,4,8} x bs in {1,2,4} x wg in {8x4, 8x8, 16x4, 32x1} measured on
         # lavapipe with /tmp benchmarks (docs/benchmarks.md, "conv kernel").
-        bx, bs, wg = min(4, dst.w), min(4, dst.s), (8, 8, 1)
+        bx, bs = min(4, dst.w), min(4, dst.s)
         bounds = _needs_bounds(src, dst, op, (kh, kw), (top, left))
-        dispatches = []
-        for base in range(0, dst.s, group):
-            n = min(group, dst.s - base)
+        kind = space.split(",")[0]
+
+        def dispatch(base: int, n: int, c: Candidate) -> Dispatch:
             steps, extra = epilogue.build(op, graph, first_binding=4, ctx=ctx)
             source = render(
                 "conv2d.wgsl",
@@ -121,8 +126,8 @@ class Conv2D(Kernel):
                 out_w=dst.w,
                 out_h=dst.h,
                 out_rows=dst.rows,
-                bx=bx,
-                bs=bs,
+                bx=c.work.x,
+                bs=c.work.z,
                 bounds=bounds,
                 kh=kh,
                 kw=kw,
@@ -132,10 +137,9 @@ class Conv2D(Kernel):
                 dil_w=op.attrs.get("dilation_w_factor", 1),
                 pad_top=top,
                 pad_left=left,
-                wg=wg,
+                wg=c.workgroup,
                 steps=steps,
             )
-            kind = space.split(",")[0]
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
@@ -143,10 +147,25 @@ class Conv2D(Kernel):
                 Binding("const", data=biases[base : base + n].reshape(-1), space=kind, dtype="f32"),
                 *extra,
             )
-            grid = (
-                ceil_div(ceil_div(dst.w, bx), wg[0]),
-                ceil_div(dst.rows, wg[1]),
-                ceil_div(ceil_div(n, bs), wg[2]),
-            )
-            dispatches.append(Dispatch(self.name, source, bindings, grid))
-        return dispatches
+            return Dispatch(self.name, source, bindings, c.groups((dst.w, dst.rows, n)))
+
+        first = min(group, dst.s)
+        sig = KernelSignature(
+            self.name,
+            (dst.w, dst.rows, first),
+            "conv",
+            16 if ctx.precision == "fp32" else 8,
+            work_shapes(WorkShape(bx, 1, bs), CONV_WORK),
+            (
+                ("k", f"{kh}x{kw}"),
+                ("stride", f"{op.attrs['stride_h']}x{op.attrs['stride_w']}"),
+                ("src", f"{src.w}x{src.rows}x{src.s}"),
+                ("weights", kind),
+                ("bounds", int(bounds)),
+                ("io", ctx.kind(op.inputs[0]) + "," + ctx.kind(op.outputs[0])),
+                ("precision", ctx.precision),
+            ),
+        )
+        table = Candidate((8, 8, 1), WorkShape(bx, 1, bs))
+        c = pick(sig, ctx, table, lambda c: dispatch(0, first, c))
+        return [dispatch(base, min(group, dst.s - base), c) for base in range(0, dst.s, group)]

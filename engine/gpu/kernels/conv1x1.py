@@ -30,6 +30,8 @@ from engine.gpu.kernels.common import (
     uniform_groups,
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
+from engine.gpu.kernels.wg import pick, work_shapes
+from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
 
 # Pixels x output slices per invocation: the best of (4..16) x (1..4) on lavapipe
@@ -100,12 +102,10 @@ class Conv1x1(Kernel):
             scale_binding = 5 if shared else 4
         first = 4 + int(shared) + int(scale_binding is not None)
         steps, extra = epilogue.build(op, graph, first_binding=first, ctx=ctx)
-        dispatches = []
-        for base in range(0, dst.s, group):
-            n = group if shared else min(group, dst.s - base)
-            count = min(group, dst.s - base)
-            nbs = slice_block(n, bs)
-            wg = workgroup(ceil_div(pixels, bp), ceil_div(n, nbs))
+        uni = space.split(",")[0]
+        n = group if shared else dst.s  # weight slices of every dispatch (shared) or the one
+
+        def dispatch(base: int, count: int, c: Candidate) -> Dispatch:
             source = render(
                 "conv1x1.wgsl",
                 precision=ctx.precision,
@@ -117,9 +117,9 @@ class Conv1x1(Kernel):
                 shared=shared,
                 pixels=pixels,
                 out_w=dst.w,
-                bp=bp,
-                bs=nbs,
-                wg=wg,
+                bp=c.work.x,
+                bs=c.work.z,
+                wg=c.workgroup,
                 steps=steps,
                 scale_binding=scale_binding,
                 scale=(
@@ -128,7 +128,6 @@ class Conv1x1(Kernel):
                     else None
                 ),
             )
-            uni = space.split(",")[0]
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
@@ -138,10 +137,26 @@ class Conv1x1(Kernel):
                 *([Binding("in", tensor=op.attrs["input_scale"])] if scale_binding else []),
                 *extra,
             )
-            grid = (
-                ceil_div(ceil_div(pixels, bp), wg[0]),
-                1,
-                ceil_div(ceil_div(count, nbs), wg[2]),
-            )
-            dispatches.append(Dispatch(self.name, source, bindings, grid))
-        return dispatches
+            return Dispatch(self.name, source, bindings, c.groups((pixels, 1, count)))
+
+        nbs = slice_block(n, bs)
+        table = Candidate(workgroup(ceil_div(pixels, bp), ceil_div(n, nbs)), WorkShape(bp, 1, nbs))
+        # Shared dispatches hold whole slice blocks (group % nbs == 0): keep nbs there.
+        blocks = (nbs,) if shared else tuple(b for b in (4, 2, 1) if b <= n)
+        sig = KernelSignature(
+            self.name,
+            (pixels, 1, n),
+            "conv",
+            16 if ctx.precision == "fp32" else 8,
+            work_shapes(table.work, tuple(WorkShape(p, 1, b) for p in (8, 4, 16) for b in blocks)),
+            (
+                ("src_s", src.s),
+                ("weights", uni),
+                ("shared", int(shared)),
+                ("scale", int(scale_binding is not None)),
+                ("io", ctx.kind(op.inputs[0]) + "," + ctx.kind(op.outputs[0])),
+                ("precision", ctx.precision),
+            ),
+        )
+        c = pick(sig, ctx, table, lambda c: dispatch(0, min(group, dst.s), c))
+        return [dispatch(base, min(group, dst.s - base), c) for base in range(0, dst.s, group)]

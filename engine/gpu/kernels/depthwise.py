@@ -30,6 +30,8 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.kernels.common import pad_slices, part_of, uniform_groups, workgroup_for
 from engine.gpu.kernels.conv import conv_padding, pack_bias
+from engine.gpu.kernels.wg import pick, work_shapes
+from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
 
 VEC4_BYTES = 16
@@ -37,6 +39,8 @@ VEC4_BYTES = 16
 # of 1x2..4x4 on lavapipe (llvmpipe, 256 bit) over the real models' shapes, e.g. 3x3 s1
 # 128x128x32: (4, 2) 12.3 GFLOP/s, (2, 4) 10.6, (2, 2) 10.0, one pixel (generic) 4.3.
 TILES = {(3, 1): (4, 2), (3, 2): (2, 2), (5, 1): (4, 2), (5, 2): (4, 2)}
+# Work shapes (BX, BY, 1) offered to the selector after the table's (TILES).
+DEPTHWISE_WORK = tuple(WorkShape(x, y, 1) for y in (4, 2, 1) for x in (2, 4, 1))
 # A layer split over several dispatches passes each one's (first slice, slice count) in
 # a small f32 buffer, so that all its dispatches share one pipeline (weights padded to
 # whole groups): fewer shaders to compile (hand_landmark_full: 17 conv1x1 pipelines
@@ -103,13 +107,13 @@ class _DepthwiseBase(Kernel):
             by, bx = min(by, dst.h), min(bx, dst.w)
         else:
             by = bx = 1
-        tiles_y = ceil_div(dst.h, by)
-        wg = workgroup_for(ceil_div(dst.w, bx), dst.b * tiles_y, dst.s)
         steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4, ctx=ctx)
-        dispatches = []
-        for base in range(0, dst.s, group):
+        uni = space.split(",")[0]
+
+        def dispatch(base: int, count: int, c: Candidate) -> Dispatch:
             n = group if shared else min(group, dst.s - base)
-            count = min(group, dst.s - base)
+            bx, by, wg = c.work.x, c.work.y, c.workgroup
+            tiles_y = ceil_div(dst.h, by)
             source = render(
                 "depthwise.wgsl",
                 precision=ctx.precision,
@@ -146,7 +150,6 @@ class _DepthwiseBase(Kernel):
                 wg=wg,
                 steps=steps,
             )
-            uni = space.split(",")[0]
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
@@ -160,8 +163,32 @@ class _DepthwiseBase(Kernel):
                 ceil_div(dst.b * tiles_y, wg[1]),
                 ceil_div(count, wg[2]),
             )
-            dispatches.append(Dispatch(self.name, source, bindings, grid))
-        return dispatches
+            return Dispatch(self.name, source, bindings, grid)
+
+        tiles_y = ceil_div(dst.h, by)
+        wg = workgroup_for(ceil_div(dst.w, bx), dst.b * tiles_y, dst.s)
+        table = Candidate(wg, WorkShape(bx, by, 1))
+        c = table
+        if self.tiled:
+            first = min(group, dst.s)
+            sig = KernelSignature(
+                self.name,
+                (dst.w, dst.rows, first),
+                "depthwise",
+                16 if ctx.precision == "fp32" else 8,
+                work_shapes(table.work, DEPTHWISE_WORK),
+                (
+                    ("k", f"{kh}x{kw}"),
+                    ("stride", f"{sh}x{sw}"),
+                    ("src", f"{src.w}x{src.rows}"),
+                    ("weights", uni),
+                    ("shared", int(shared)),
+                    ("io", ctx.kind(op.inputs[0]) + "," + ctx.kind(op.outputs[0])),
+                    ("precision", ctx.precision),
+                ),
+            )
+            c = pick(sig, ctx, table, lambda c: dispatch(0, first, c))
+        return [dispatch(base, min(group, dst.s - base), c) for base in range(0, dst.s, group)]
 
 
 @register
