@@ -1,11 +1,12 @@
-"""Helpers shared by the kernels that pack weights: uniform blocks, split dispatches,
-work group shapes. (No kernel is registered here.)"""
+"""Helpers shared by kernels: constants packed as PHWC4, uniform weight blocks, split
+dispatches, work group shapes. (No kernel is registered here.)"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from engine.gpu.kernels.base import Binding, BuildContext
+from engine.memory.layout import phwc4_shape
 
 # Uniform weights read 3-4x faster than storage on lavapipe, but each extra dispatch
 # costs ~0.1 ms and a small dispatch leaves threads idle. The generic conv caps its
@@ -56,3 +57,12 @@ def workgroup_for(nx: int, ny: int, nz: int) -> tuple[int, int, int]:
     wx = pow2_ceil(nx, 8)
     wy = pow2_ceil(ny, 8)
     return wx, wy, pow2_ceil(nz, max(1, 64 // (wx * wy)))
+
+
+def pack_phwc4(data: np.ndarray) -> np.ndarray:
+    """A constant tensor as its PHWC4 buffer contents: float32 [S, rows, W, 4], zero padded."""
+    b, h, w, c = phwc4_shape(data.shape)
+    s = -(-c // 4)
+    hwc = np.zeros((b * h, w, s * 4), np.float32)
+    hwc[:, :, :c] = np.asarray(data, np.float32).reshape(b * h, w, c)
+    return np.ascontiguousarray(hwc.reshape(b * h, w, s, 4).transpose(2, 0, 1, 3)).reshape(-1)

@@ -31,7 +31,7 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
-from engine.memory.layout import phwc4_shape
+from engine.gpu.kernels.common import pack_phwc4
 from engine.model.ir import Graph, Op
 
 BINARY = {
@@ -71,15 +71,6 @@ def lane_mask(c: int) -> str | None:
     if rem == 0:
         return None
     return "vec4<bool>(" + ", ".join("true" if i < rem else "false" for i in range(4)) + ")"
-
-
-def pack_phwc4(data: np.ndarray) -> np.ndarray:
-    """A constant as its PHWC4 buffer contents: float32 [S, rows, W, 4], zero padded."""
-    b, h, w, c = phwc4_shape(data.shape)
-    s = ceil_div(c, 4)
-    hwc = np.zeros((b * h, w, s * 4), np.float32)
-    hwc[:, :, :c] = np.asarray(data, np.float32).reshape(b * h, w, c)
-    return np.ascontiguousarray(hwc.reshape(b * h, w, s, 4).transpose(2, 0, 1, 3)).reshape(-1)
 
 
 def broadcastable(a: Shape4, out: Shape4) -> bool:

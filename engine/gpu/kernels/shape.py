@@ -30,6 +30,7 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
+from engine.gpu.kernels.common import pack_phwc4
 from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph, Op
 from engine.reference import registry as reference
@@ -61,15 +62,6 @@ def box(
         b0=lo[0], h0=lo[1], x0=lo[2], s0=lo[3], out_h=out.h, out_rows=out.rows, out_w=out.w,
     )  # fmt: skip
     return params, (gx, ceil_div(groups, gx), 1)
-
-
-def pack_phwc4(data: np.ndarray) -> np.ndarray:
-    """A constant tensor as its PHWC4 buffer contents (float32, zero padded)."""
-    b, h, w, c = phwc4_shape(data.shape)
-    s = ceil_div(c, 4)
-    hwc = np.zeros((b * h, w, s * 4), np.float32)
-    hwc[:, :, :c] = np.asarray(data, np.float32).reshape(b * h, w, c)
-    return np.ascontiguousarray(hwc.reshape(b * h, w, s, 4).transpose(2, 0, 1, 3)).reshape(-1)
 
 
 def mappable(graph: Graph, tensors) -> bool:
