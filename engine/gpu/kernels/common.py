@@ -66,3 +66,9 @@ def pack_phwc4(data: np.ndarray) -> np.ndarray:
     hwc = np.zeros((b * h, w, s * 4), np.float32)
     hwc[:, :, :c] = np.asarray(data, np.float32).reshape(b * h, w, c)
     return np.ascontiguousarray(hwc.reshape(b * h, w, s, 4).transpose(2, 0, 1, 3)).reshape(-1)
+
+
+def optional_input(op, graph, index: int) -> np.ndarray | None:
+    """The constant data of op input `index` (e.g. a conv bias), or None when omitted."""
+    t = op.inputs[index] if len(op.inputs) > index else -1
+    return graph.tensors[t].data if t >= 0 else None

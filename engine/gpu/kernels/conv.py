@@ -23,7 +23,7 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
-from engine.gpu.kernels.common import MAX_SPLITS, uniform_groups
+from engine.gpu.kernels.common import MAX_SPLITS, optional_input, uniform_groups
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -93,8 +93,7 @@ class Conv2D(Kernel):
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
         w = graph.tensors[op.inputs[1]].data
-        bias_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
-        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        bias = optional_input(op, graph, 2)
         _, kh, kw, _ = w.shape
         packed = pack_conv_weights(w)
         biases = pack_bias(bias, dst.c)

@@ -24,6 +24,7 @@ from engine.gpu.kernels.base import (
     tensor_arg,
 )
 from engine.gpu.kernels.common import (
+    optional_input,
     pad_slices,
     part_of,
     pow2_ceil,
@@ -83,8 +84,7 @@ class Conv1x1(Kernel):
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
         w = graph.tensors[op.inputs[1]].data
-        bias_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
-        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        bias = optional_input(op, graph, 2)
         packed = pack_conv_weights(w).reshape(dst.s, src.s, 16)
         biases = pack_bias(bias, dst.c)
         pixels = dst.rows * dst.w

@@ -26,7 +26,7 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
-from engine.gpu.kernels.common import pow2_ceil
+from engine.gpu.kernels.common import optional_input, pow2_ceil
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.model.ir import Graph, Op
 
@@ -52,8 +52,7 @@ class FullyConnected(Kernel):
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
         w = graph.tensors[op.inputs[1]].data
         o, i = w.shape
-        bias_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
-        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        bias = optional_input(op, graph, 2)
         batch = x.size // i
         if dst.c != o or dst.rows * dst.w != batch:
             raise ValueError(f"output {dst} is not [{batch}, {o}]")
