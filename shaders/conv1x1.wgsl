@@ -1,4 +1,5 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "weights.wgsl" as weights %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // 1x1 convolution (stride 1, no padding) as a matmul over PHWC4 slices
@@ -9,21 +10,7 @@
 // Input and output: buffers or textures (shaders/tensor.wgsl).
 {{ tensor.declare(src) }}
 {{ tensor.declare(dst) }}
-// Weights, bias and accumulators are f32 (A) at every storage precision (as in
-// conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
-alias A = f32;
-@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ dst_slices * src_slices }}>;
-@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
-{% if shared %}
-// One dispatch of a split layer: (first slice, slice count) from a buffer, so that all
-// of the layer's dispatches share this pipeline (weights padded to whole groups).
-@group(0) @binding(4) var<storage, read> part_of: vec4<A>;
-fn first_slice() -> u32 { return u32(part_of.x); }
-fn slice_count() -> u32 { return u32(part_of.y); }
-{% else %}
-fn first_slice() -> u32 { return 0u; }
-fn slice_count() -> u32 { return {{ dst_slices }}u; }
-{% endif %}
+{{ weights.declare(weight_space, "mat4x4", dst_slices * src_slices, dst_slices, shared, 0) }}
 {% if scale_binding is not none %}
 // A fused squeeze-excite gate: the input is scaled per channel before the matmul.
 {{ tensor.declare(scale) }}

@@ -1,4 +1,5 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "weights.wgsl" as weights %}
 {% include "common.wgsl" %}
 // Transposed convolution as a gather over PHWC4 buffers (engine/gpu/kernels/transpose_conv.py):
 // output pixel (oy, ox) sums input pixel (iy, ix) times tap (fy, fx) wherever
@@ -11,21 +12,7 @@
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-// Weights, bias and accumulators are f32 (A) at every storage precision (as in
-// conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
-alias A = f32;
-@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ weight_count }}>;
-@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
-{% if shared %}
-// One dispatch of a split layer: (first slice, slice count) from a buffer, so that all
-// of the layer's dispatches share this pipeline (weights padded to whole groups).
-@group(0) @binding(4) var<storage, read> part_of: vec4<A>;
-fn first_slice() -> u32 { return u32(part_of.x); }
-fn slice_count() -> u32 { return u32(part_of.y); }
-{% else %}
-fn first_slice() -> u32 { return {{ slice_base }}u; }
-fn slice_count() -> u32 { return {{ dst_slices }}u; }
-{% endif %}
+{{ weights.declare(weight_space, "mat4x4", weight_count, dst_slices, shared, slice_base) }}
 {{ ep.declare(steps) }}
 
 const IN_W: i32 = {{ in_w }};

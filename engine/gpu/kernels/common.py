@@ -72,3 +72,12 @@ def optional_input(op, graph, index: int) -> np.ndarray | None:
     """The constant data of op input `index` (e.g. a conv bias), or None when omitted."""
     t = op.inputs[index] if len(op.inputs) > index else -1
     return graph.tensors[t].data if t >= 0 else None
+
+
+def geometry(src, dst) -> dict:
+    """Template variables of an input and output PHWC4 geometry (Shape4), shared by the
+    windowed kernels: in_w, in_h, in_rows, in_plane (vec4 per slice), out_w, out_h, out_rows."""
+    return {
+        "in_w": src.w, "in_h": src.h, "in_rows": src.rows, "in_plane": src.rows * src.w,
+        "out_w": dst.w, "out_h": dst.h, "out_rows": dst.rows,
+    }  # fmt: skip

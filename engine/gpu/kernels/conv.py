@@ -23,7 +23,7 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
-from engine.gpu.kernels.common import MAX_SPLITS, optional_input, uniform_groups
+from engine.gpu.kernels.common import MAX_SPLITS, geometry, optional_input, uniform_groups
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -111,6 +111,7 @@ class Conv2D(Kernel):
             steps, extra = epilogue.build(op, graph, first_binding=4, ctx=ctx)
             source = render(
                 "conv2d.wgsl",
+                **geometry(src, dst),
                 precision=ctx.precision,
                 src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
                 dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
@@ -118,13 +119,7 @@ class Conv2D(Kernel):
                 weight_count=n * kh * kw * src.s,
                 dst_slices=n,
                 slice_base=base,
-                in_w=src.w,
-                in_h=src.h,
-                in_rows=src.rows,
                 src_slices=src.s,
-                out_w=dst.w,
-                out_h=dst.h,
-                out_rows=dst.rows,
                 bx=c.work.x,
                 bs=c.work.z,
                 bounds=bounds,

@@ -29,6 +29,7 @@ from engine.gpu.kernels.base import (
     tensor_arg,
 )
 from engine.gpu.kernels.common import (
+    geometry,
     optional_input,
     pad_slices,
     part_of,
@@ -121,6 +122,7 @@ class _DepthwiseBase(Kernel):
             tiles_y = ceil_div(dst.h, by)
             source = render(
                 "depthwise.wgsl",
+                **geometry(src, dst),
                 precision=ctx.precision,
                 src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
                 dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
@@ -129,13 +131,7 @@ class _DepthwiseBase(Kernel):
                 dst_slices=n,
                 slice_base=base,
                 shared=shared,
-                in_w=src.w,
-                in_h=src.h,
-                in_plane=src.rows * src.w,
                 in_c=src.c,
-                out_w=dst.w,
-                out_h=dst.h,
-                out_rows=dst.rows,
                 batch=dst.b,
                 kh=kh,
                 kw=kw,

@@ -24,6 +24,7 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
+from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
 from engine.model.ir import Graph, Op
 from engine.reference.padding import out_size, pad_before
@@ -164,16 +165,11 @@ class Pool2D(Kernel):
         steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
         source = render(
             "pool.wgsl",
+            **geometry(src, dst),
             precision=ctx.precision,
             src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
             dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
             reduce="max" if op.type == "MAX_POOL_2D" else "mean",
-            in_h=src.h,
-            in_w=src.w,
-            in_plane=src.rows * src.w,
-            out_h=dst.h,
-            out_w=dst.w,
-            out_rows=dst.rows,
             slices=dst.s,
             kh=kh,
             kw=kw,

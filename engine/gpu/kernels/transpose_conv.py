@@ -30,6 +30,7 @@ from engine.gpu.kernels.base import (
     shape4,
 )
 from engine.gpu.kernels.common import (
+    geometry,
     pad_slices,
     part_of,
     uniform_groups,
@@ -110,6 +111,7 @@ class _TransposeBase(Kernel):
             wg = workgroup_for(tiles_x, dst.b * tiles_y, n)
             source = render(
                 "transpose_conv.wgsl",
+                **geometry(src, dst),
                 precision=ctx.precision,
                 weight_space=space,
                 weight_count=n * kh * kw * src.s,
@@ -117,12 +119,6 @@ class _TransposeBase(Kernel):
                 slice_base=base,
                 shared=shared,
                 src_slices=src.s,
-                in_w=src.w,
-                in_h=src.h,
-                in_plane=src.rows * src.w,
-                out_w=dst.w,
-                out_h=dst.h,
-                out_rows=dst.rows,
                 batch=dst.b,
                 kh=kh,
                 kw=kw,
