@@ -263,7 +263,7 @@ class Engine:
         self._pipelines: dict[str, object] = {}
         self.steps: list[_GpuSegment | _CpuStep] = []
         self._compile_pipelines(
-            [(self._final_source(d.source), d.kernel) for item in plan
+            [(self._for_storage(d.source), d.kernel) for item in plan
              if not isinstance(item, _CpuStep) for d in item[1]]
         )  # fmt: skip
         for item in plan:
@@ -307,13 +307,6 @@ class Engine:
             for source in self._pipelines:
                 print(f"[engine] --- WGSL ---\n{source}")
 
-    def _final_source(self, source: str) -> str:
-        if self._arena:
-            # Tensors are ranges of one buffer; a WebGPU usage scope forbids binding a
-            # buffer read-only and read-write at once, but allows several read-write.
-            source = source.replace("var<storage, read>", "var<storage, read_write>")
-        return source
-
     def _compile_pipelines(self, items: list[tuple[str, str]]) -> None:
         """Create the pipelines of distinct (source, label)s not made yet, on several
         threads (wgpu-py releases the GIL in its native calls; lavapipe compiles each
@@ -351,6 +344,13 @@ class Engine:
             self._pipelines[source] = pipeline
         self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
 
+    def _for_storage(self, source: str) -> str:
+        """With an arena, tensors are ranges of one buffer: a WebGPU usage scope forbids
+        binding a buffer read-only and read-write at once, but allows several read-write."""
+        if self._arena:
+            return source.replace("var<storage, read>", "var<storage, read_write>")
+        return source
+
     def _pipeline(self, source: str, label: str):
         if source not in self._pipelines:
             t0 = time.perf_counter()
@@ -379,7 +379,7 @@ class Engine:
         return buf
 
     def _prepare(self, d: Dispatch, op_index: int) -> _Prepared:
-        source = self._final_source(d.source)
+        source = self._for_storage(d.source)
         pipeline = self._pipeline(source, d.kernel)
         views = []
         for b in d.bindings:
@@ -433,8 +433,7 @@ class Engine:
     def _convert_dispatch(self, template: str, s4: Shape4, src, dst, count: int):
         """An upload/download conversion; `src`/`dst` are Views or whole raw buffers."""
         source = render(template, precision=self.precision, rows=s4.rows, w=s4.w, s=s4.s, c=s4.c)
-        if self._arena:
-            source = source.replace("var<storage, read>", "var<storage, read_write>")
+        source = self._for_storage(source)
         pipeline = self._pipeline(source, template)
         views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
         grid = (ceil_div(count, 64), 1, 1)
