@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 
 from engine.errors import DeviceError
@@ -40,8 +41,22 @@ def _rank(adapter) -> tuple[int, int]:
     )
 
 
+def _quiet_mesa_runtime_dir() -> None:
+    """Mesa's Vulkan drivers print "error: XDG_RUNTIME_DIR is invalid or not set" on every
+    device when the variable is missing (CI, containers, ssh): give them a private one."""
+    if os.environ.get("XDG_RUNTIME_DIR") or not hasattr(os, "getuid"):
+        return
+    path = os.path.join(tempfile.gettempdir(), f"runtime-{os.getuid()}")
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError:
+        return
+    os.environ["XDG_RUNTIME_DIR"] = path
+
+
 def pick_adapter(wanted: str | None = None):
     """The adapter whose description contains `wanted` (case-insensitive), else the best."""
+    _quiet_mesa_runtime_dir()
     try:
         import wgpu
     except ImportError as exc:
