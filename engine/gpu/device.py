@@ -84,6 +84,9 @@ class GpuContext:
     device: object
     features: frozenset[str] = field(default_factory=frozenset)
     limits: dict = field(default_factory=dict)
+    # Compute pipelines by WGSL source, shared by every engine on this device: a second
+    # engine of the same model (or one sharing kernels) compiles nothing again.
+    pipelines: dict[str, object] = field(default_factory=dict, repr=False)
 
     @classmethod
     def create(cls, adapter: str | None = None, device=None) -> GpuContext:

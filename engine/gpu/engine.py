@@ -259,8 +259,9 @@ class Engine:
         self._textures: dict[int, TextureView] = {}
         if self.texture_memory is not None:
             self._textures = allocate_textures(dev, g, self.texture_memory, self.precision)
-        self._modules: dict[str, object] = {}
         self._pipelines: dict[str, object] = {}
+        # compiled here / found compiled by an earlier engine on this device
+        self.pipeline_stats = {"compiled": 0, "reused": 0}
         self.steps: list[_GpuSegment | _CpuStep] = []
         self._compile_pipelines(
             [(self._for_storage(d.source), d.kernel) for item in plan
@@ -310,14 +311,22 @@ class Engine:
     def _compile_pipelines(self, items: list[tuple[str, str]]) -> None:
         """Create the pipelines of distinct (source, label)s not made yet, on several
         threads (wgpu-py releases the GIL in its native calls; lavapipe compiles each
-        pipeline on the calling thread: 2 threads 1.8x faster on 2 cores)."""
+        pipeline on the calling thread: 2 threads 1.8x faster on 2 cores). Pipelines
+        another engine on this device already made are reused (ctx.pipelines)."""
+        t0 = time.perf_counter()
+        shared = self.ctx.pipelines
         todo = {}
         for source, label in items:
-            if source not in self._pipelines:
+            if source in self._pipelines:
+                continue
+            if source in shared:
+                self._pipelines[source] = shared[source]
+                self.pipeline_stats["reused"] += 1
+            else:
                 todo.setdefault(source, label)
         if not todo:
+            self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
             return
-        t0 = time.perf_counter()
         dev = self.ctx.device
 
         def one(item: tuple[str, str]):
@@ -341,7 +350,8 @@ class Engine:
         for (source, label), pipeline in zip(todo.items(), made, strict=True):
             if isinstance(pipeline, Exception):
                 raise DeviceError(f"kernel {label}: shader failed to compile: {pipeline}")
-            self._pipelines[source] = pipeline
+            self._pipelines[source] = shared[source] = pipeline
+            self.pipeline_stats["compiled"] += 1
         self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
 
     def _for_storage(self, source: str) -> str:
@@ -353,16 +363,7 @@ class Engine:
 
     def _pipeline(self, source: str, label: str):
         if source not in self._pipelines:
-            t0 = time.perf_counter()
-            dev = self.ctx.device
-            try:
-                module = dev.create_shader_module(code=source, label=label)
-                self._pipelines[source] = dev.create_compute_pipeline(
-                    layout="auto", compute={"module": module, "entry_point": "main"}, label=label
-                )
-            except Exception as exc:
-                raise DeviceError(f"kernel {label}: shader failed to compile: {exc}") from None
-            self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
+            self._compile_pipelines([(source, label)])
         return self._pipelines[source]
 
     def _const_buffer(self, b: Binding):
