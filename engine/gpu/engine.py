@@ -13,7 +13,8 @@ in one compute pass and one submit, download outputs (PHWC4 -> HWC on the GPU),
 one wait (`sleep` blocks, `spin` polls without sleeping).
 
 Work group sizes of the tunable kernels (conv2d, conv1x1, depthwise_tiled):
-`workgroups="table"` (default: the kernels' fixed sizes), "heuristic" or "tune"
+`workgroups="heuristic"` (default: rules over the problem and the device), "table"
+(the kernels' fixed sizes) or "tune"
 (timed on the device, remembered in a TuneCache); docs/workgroups.md.
 
 Usage: Engine.from_tflite("models/face_landmark.tflite").run({"input_1": x})
@@ -61,9 +62,9 @@ from engine.reference.fused import has_extras, run_with_extras
 SYNC_MODES = ("sleep", "spin")
 STORAGE_KINDS = ("buffer", "texture", "auto")
 WORKGROUP_POLICIES = ("table", "heuristic", "tune")
-# Default work group policy: "heuristic" was slower than "table" on lavapipe for the core
-# models (docs/workgroups.md, "Measured"), so the kernels' fixed sizes stay the default.
-DEFAULT_WORKGROUPS = "table"
+# Default work group policy: rules I-V, no timing (docs/workgroups.md, "Measured": on
+# lavapipe as fast as or faster than the kernels' fixed sizes, "table", on the core models).
+DEFAULT_WORKGROUPS = "heuristic"
 CACHE_DIR_ENV = "ENGINE_CACHE_DIR"  # overrides the tuning cache's user cache directory
 
 
@@ -441,10 +442,12 @@ class Engine:
         return _Prepared(pipeline, self._bind_group(pipeline, views), grid, -1, template)
 
     # --- work group tuning ----------------------------------------------------------
-    def time_dispatch(self, d: Dispatch) -> float:
+    def time_dispatch(self, d: Dispatch, repeat: int = 1) -> float:
         """One run of `d` alone on scratch buffers, in ms: GPU timestamps (a compute pass
         of its own with timestamp writes, as in profile()) when the device has them, else
-        wall clock around submit and wait. inf when its shader does not compile."""
+        wall clock around submit and wait. inf when its shader does not compile.
+        repeat > 1: that many dispatches back to back in the pass, and the mean (a small
+        kernel's time then stands above the device's per-pass start-up jitter)."""
         import math
 
         import wgpu
@@ -484,7 +487,8 @@ class Engine:
             pass_ = encoder.begin_compute_pass()
         pass_.set_pipeline(pipeline)
         pass_.set_bind_group(0, group)
-        pass_.dispatch_workgroups(*d.workgroups)
+        for _ in range(repeat):
+            pass_.dispatch_workgroups(*d.workgroups)
         pass_.end()
         w0 = time.perf_counter()
         if self.ctx.has_timestamps:
@@ -496,7 +500,7 @@ class Engine:
             self._submit_and_wait(encoder, "sleep", RunStats())
             ms = (time.perf_counter() - w0) * 1e3
         self.tune_stats["tune_ms"] += (time.perf_counter() - t0) * 1e3
-        return ms
+        return ms / repeat
 
     def _scratch(self, b: Binding):
         """A buffer or texture for binding `b` of a timed dispatch (kept for reuse)."""

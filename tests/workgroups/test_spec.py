@@ -51,7 +51,12 @@ def test_from_wgpu_lavapipe(monkeypatch):
     lim = DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, LAVAPIPE_INFO)
     assert lim.max_invocations == 1024 and lim.max_size == (1024, 1024, 1024)
     assert lim.max_groups == 65535
-    assert (lim.subgroup_min, lim.subgroup_max) == (32, 32)  # 4..128 is the placeholder
+    # 4..128 is the placeholder: a CPU adapter's subgroup is llvmpipe's SIMD width
+    monkeypatch.setenv("LP_NATIVE_VECTOR_WIDTH", "256")
+    lim = DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, LAVAPIPE_INFO)
+    assert (lim.subgroup_min, lim.subgroup_max) == (8, 8)
+    monkeypatch.setenv("LP_NATIVE_VECTOR_WIDTH", "128")
+    assert DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, LAVAPIPE_INFO).subgroup_max == 4
     assert lim.parallel_units == 6
     monkeypatch.setenv("LP_NUM_THREADS", "64")
     assert DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, LAVAPIPE_INFO).parallel_units == 32

@@ -31,8 +31,14 @@ from engine.reference.padding import pad_before
 
 MAT4_BYTES = 64
 # Work shapes (pixels x 1 x output slices per invocation) offered to the selector
-# after the table's: the grid the table was measured over.
-CONV_WORK = tuple(WorkShape(x, 1, z) for x in (4, 2, 8, 1) for z in (4, 2, 1))
+# after the table's: the grid the table was measured over, most work per invocation
+# (P x Z outputs) first; ties: x nearer 4, the table's.
+CONV_WORK = tuple(
+    sorted(
+        (WorkShape(x, 1, z) for x in (4, 2, 8, 1) for z in (4, 2, 1)),
+        key=lambda w: (-w.volume, abs(w.x - 4), -w.z),
+    )
+)
 
 
 def pack_conv_weights(w: np.ndarray) -> np.ndarray:
@@ -149,7 +155,7 @@ class Conv2D(Kernel):
             (dst.w, dst.rows, first),
             "conv",
             16 if ctx.precision == "fp32" else 8,
-            work_shapes(WorkShape(bx, 1, bs), CONV_WORK),
+            work_shapes(WorkShape(bx, 1, bs), *CONV_WORK),
             (
                 ("k", f"{kh}x{kw}"),
                 ("stride", f"{op.attrs['stride_h']}x{op.attrs['stride_w']}"),

@@ -142,13 +142,17 @@ class Conv1x1(Kernel):
         nbs = slice_block(n, bs)
         table = Candidate(workgroup(ceil_div(pixels, bp), ceil_div(n, nbs)), WorkShape(bp, 1, nbs))
         # Shared dispatches hold whole slice blocks (group % nbs == 0): keep nbs there.
-        blocks = (nbs,) if shared else tuple(b for b in (4, 2, 1) if b <= n)
+        # Otherwise 4 slices per invocation first (most reuse of each input vector),
+        # even when it pads the last block: the heuristic weighs that (rule IV).
+        blocks = (
+            (nbs,) if shared else tuple(sorted({b for b in (4, 2, 1, nbs) if b <= n}, reverse=True))
+        )
         sig = KernelSignature(
             self.name,
             (pixels, 1, n),
             "conv",
             16 if ctx.precision == "fp32" else 8,
-            work_shapes(table.work, tuple(WorkShape(p, 1, b) for p in (8, 4, 16) for b in blocks)),
+            work_shapes(*(WorkShape(p, 1, b) for p in (8, 4, 16) for b in blocks), table.work),
             (
                 ("src_s", src.s),
                 ("weights", uni),

@@ -177,7 +177,7 @@ class _DepthwiseBase(Kernel):
                 (dst.w, dst.rows, first),
                 "depthwise",
                 16 if ctx.precision == "fp32" else 8,
-                work_shapes(table.work, DEPTHWISE_WORK),
+                work_shapes(table.work, *DEPTHWISE_WORK),
                 (
                     ("k", f"{kh}x{kw}"),
                     ("stride", f"{sh}x{sw}"),

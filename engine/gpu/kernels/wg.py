@@ -51,6 +51,6 @@ def pick(sig: KernelSignature, ctx: BuildContext, table: Candidate, make: Make) 
     return choice.candidate
 
 
-def work_shapes(first: WorkShape, others: tuple[WorkShape, ...]) -> tuple[WorkShape, ...]:
-    """`first` (the table's), then `others` in order, without repeats."""
-    return tuple(dict.fromkeys((first, *others)))
+def work_shapes(*shapes: WorkShape) -> tuple[WorkShape, ...]:
+    """The kernel's work shapes, preferred first, without repeats."""
+    return tuple(dict.fromkeys(shapes))

@@ -1,14 +1,15 @@
 """Policy `heuristic`: the candidate passing the most rules, without timing anything.
 
-Ties, in order: the kernel's preferred work shape (its first listed), less
-padding, a size closer to 64 invocations, then wider x, then wider y.
+Ties, in order: the rules passed by priority (rules.PRIORITY), the kernel's preferred work shape (its first listed), less
+padding, a size closer to 64 invocations, an x extent closer to the subgroup size
+(one subgroup reads along one row; the rest of the group stacks rows), then wider y.
 """
 
 from __future__ import annotations
 
 from engine.gpu.workgroups.candidates import candidates
 from engine.gpu.workgroups.limits import DeviceLimits
-from engine.gpu.workgroups.rules import Context, passed
+from engine.gpu.workgroups.rules import PRIORITY, Context, passed
 from engine.gpu.workgroups.spec import Candidate, Choice, KernelSignature
 
 PREFERRED_SIZE_LOG2 = 6  # 64 invocations: the size every current kernel settled on
@@ -16,12 +17,14 @@ PREFERRED_SIZE_LOG2 = 6  # 64 invocations: the size every current kernel settled
 
 def rank(c: Candidate, ctx: Context) -> tuple:
     """Sort key: smaller is better."""
+    ok = passed(c, ctx)
     return (
-        -len(passed(c, ctx)),
+        -len(ok),
+        tuple(name not in ok for name in PRIORITY),
         ctx.sig.work.index(c.work),
         c.waste(ctx.sig.space),
         abs(c.size.bit_length() - 1 - PREFERRED_SIZE_LOG2),
-        -c.workgroup[0],
+        abs(c.workgroup[0].bit_length() - ctx.limits.subgroup_max.bit_length()),
         -c.workgroup[1],
     )
 

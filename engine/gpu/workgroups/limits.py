@@ -7,7 +7,9 @@
   them stackgroup_* and always reports the spec's placeholder bounds 4..128,
   which say nothing); unknown -> 32, as most GPUs run 32- or 64-wide waves;
 - parallel units: not exposed by WebGPU; for a CPU adapter (lavapipe) the
-  rasteriser's thread count, else None.
+  rasteriser's thread count, else None;
+- a CPU adapter's subgroup is llvmpipe's SIMD width in 32-bit lanes (8 with AVX's
+  256-bit vectors, else 4; LP_NATIVE_VECTOR_WIDTH overrides), not the GPU default.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ PLACEHOLDER_SUBGROUPS = (4, 128)  # WebGPU spec bounds, reported when the driver
 # llvmpipe runs compute on LP_NUM_THREADS threads (default: the CPU count), capped by
 # LP_MAX_THREADS = 32 (Mesa src/gallium/drivers/llvmpipe/lp_limits.h).
 LLVMPIPE_MAX_THREADS = 32
+# llvmpipe vectorises invocations over its native vector width: 256 bits when the CPU
+# has AVX, else 128 (Mesa gallivm lp_bld_init.c; LP_NATIVE_VECTOR_WIDTH overrides).
+LLVMPIPE_AVX_BITS, LLVMPIPE_SSE_BITS = 256, 128
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,10 @@ class DeviceLimits:
 
         lo = info.get("subgroup_min_size", info.get("stackgroup_min_size"))
         hi = info.get("subgroup_max_size", info.get("stackgroup_max_size"))
+        cpu = info.get("adapter_type") == "CPU"
         if not lo or not hi or (lo, hi) == PLACEHOLDER_SUBGROUPS or lo > hi:
-            lo = hi = SUBGROUP_DEFAULT
-        if parallel_units is None and info.get("adapter_type") == "CPU":
+            lo = hi = cpu_simd_lanes() if cpu else SUBGROUP_DEFAULT
+        if parallel_units is None and cpu:
             parallel_units = cpu_threads()
         return cls(
             max_invocations=get("max-compute-invocations-per-workgroup", 256),
@@ -76,3 +82,16 @@ def cpu_threads() -> int:
     env = os.environ.get("LP_NUM_THREADS", "")
     threads = int(env) if env.isdigit() else (os.cpu_count() or 1)
     return max(1, min(threads, LLVMPIPE_MAX_THREADS))
+
+
+def cpu_simd_lanes() -> int:
+    """32-bit lanes a CPU adapter runs side by side (llvmpipe's native vector width / 32)."""
+    env = os.environ.get("LP_NATIVE_VECTOR_WIDTH", "")
+    if env.isdigit() and int(env) >= 32:
+        return int(env) // 32
+    try:
+        with open("/proc/cpuinfo") as f:
+            words = f.read().split()
+    except OSError:  # not Linux: assume a CPU of the last decade (AVX)
+        words = ["avx"]
+    return (LLVMPIPE_AVX_BITS if "avx" in words else LLVMPIPE_SSE_BITS) // 32
