@@ -183,3 +183,17 @@ def test_unknown_storage_is_rejected():
         Engine(_graph(np.random.default_rng(3)), storage="image")
     with pytest.raises(ValueError, match="texture_planner"):
         Engine(_graph(np.random.default_rng(3)), storage="texture", texture_planner="arena")
+
+
+def test_a_second_engine_on_the_device_reuses_every_pipeline():
+    from engine.gpu.device import GpuContext
+
+    rng = np.random.default_rng(7)
+    graph = _graph(rng)
+    feeds = random_feeds(graph, rng)
+    ctx = GpuContext(CTX.adapter, CTX.device, CTX.features, CTX.limits)  # empty cache
+    first = Engine(graph, context=ctx)
+    second = Engine(graph, context=ctx)
+    assert first.pipeline_stats["compiled"] > 0 and first.pipeline_stats["reused"] == 0
+    assert second.pipeline_stats == {"compiled": 0, "reused": first.pipeline_stats["compiled"]}
+    np.testing.assert_array_equal(first.run(feeds)["output0"], second.run(feeds)["output0"])

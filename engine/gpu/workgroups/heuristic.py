@@ -1,11 +1,14 @@
 """Policy `heuristic`: the candidate passing the most rules, without timing anything.
 
-Ties, in order: the rules passed by priority (rules.PRIORITY), the kernel's preferred work shape (its first listed), less
-padding, a size closer to 64 invocations, an x extent closer to the subgroup size
-(one subgroup reads along one row; the rest of the group stacks rows), then wider y.
+Ties, in order: the rules passed by priority (rules.PRIORITY), the kernel's
+preferred work shape (its first listed), less padding, a size closer to 64
+invocations, an x extent closer to the subgroup size (one subgroup reads along one
+row; the rest of the group stacks rows), then wider y.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from engine.gpu.workgroups.candidates import candidates
 from engine.gpu.workgroups.limits import DeviceLimits
@@ -29,8 +32,10 @@ def rank(c: Candidate, ctx: Context) -> tuple:
     )
 
 
+@lru_cache(maxsize=4096)
 def heuristic(sig: KernelSignature, limits: DeviceLimits) -> Choice:
-    """The heuristic choice for `sig` on a device with `limits`."""
+    """The heuristic choice for `sig` on a device with `limits` (memoised: a layer shape
+    seen before, in this model or an earlier engine, costs nothing)."""
     pool = candidates(sig, limits)
     ctx = Context.of(sig, limits, pool)
     return Choice.of(min(pool, key=lambda c: rank(c, ctx)), "heuristic")
