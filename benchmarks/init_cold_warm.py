@@ -59,8 +59,22 @@ def run(path: str, env: dict) -> list[dict]:
         check=False,
     )
     if r.returncode != 0:
-        raise SystemExit(f"init_cold_warm: {path}: child failed:\n{r.stderr[-2000:]}")
+        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        print(f"init_cold_warm: {path}: {last}", file=sys.stderr)
+        raise SystemExit(2)
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _median(rows: list[dict]) -> dict:
+    """Per figure, the median over processes."""
+    return {
+        "total_ms": statistics.median(r["total_ms"] for r in rows),
+        "split_ms": {
+            k: statistics.median(r["split_ms"][k] for r in rows) for k in rows[0]["split_ms"]
+        },
+        "compiled": rows[0]["compiled"],
+        "reused": rows[0]["reused"],
+    }
 
 
 def measure(path: str, repeat: int) -> dict:
@@ -74,15 +88,11 @@ def measure(path: str, repeat: int) -> dict:
         cold.append(first)
         same.append(second)
         disk.append(run(path, disk_env)[0])
-    med = lambda rows: {  # noqa: E731
-        "total_ms": statistics.median(r["total_ms"] for r in rows),
-        "split_ms": {
-            k: statistics.median(r["split_ms"][k] for r in rows) for k in rows[0]["split_ms"]
-        },
-        "compiled": rows[0]["compiled"],
-        "reused": rows[0]["reused"],
+    return {
+        "cold": _median(cold),
+        "warm_same_device": _median(same),
+        "warm_new_process": _median(disk),
     }
-    return {"cold": med(cold), "warm_same_device": med(same), "warm_new_process": med(disk)}
 
 
 def markdown(report: dict) -> str:

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from math import prod
 
 Triple = tuple[int, int, int]
@@ -101,24 +100,13 @@ class Candidate:
 
     def groups(self, space: Triple) -> Triple:
         """The dispatch grid (work group counts) that covers `space`."""
-        return _groups(self.workgroup, self.work.as_tuple(), space)
+        c = self.covered
+        return (ceil_div(space[0], c[0]), ceil_div(space[1], c[1]), ceil_div(space[2], c[2]))
 
     def waste(self, space: Triple) -> float:
         """Padding: work items the grid covers beyond `space`, as a fraction of it."""
-        return _waste(self.workgroup, self.work.as_tuple(), space)
-
-
-# The heuristic asks for these several times per candidate (rules I, IV, the ranking)
-# over up to ~900 candidates per layer: memoised, selection is ~2x cheaper.
-@lru_cache(maxsize=1 << 16)
-def _groups(wg: Triple, work: Triple, space: Triple) -> Triple:
-    return tuple(ceil_div(n, g * w) for n, g, w in zip(space, wg, work, strict=True))  # type: ignore[return-value]
-
-
-@lru_cache(maxsize=1 << 16)
-def _waste(wg: Triple, work: Triple, space: Triple) -> float:
-    grid = _groups(wg, work, space)
-    return prod(n * g * w for n, g, w in zip(grid, wg, work, strict=True)) / prod(space) - 1.0
+        padded = prod(g * c for g, c in zip(self.groups(space), self.covered, strict=True))
+        return padded / prod(space) - 1.0
 
 
 @dataclass(frozen=True)
