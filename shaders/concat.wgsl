@@ -1,5 +1,6 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "phwc4_grid.wgsl" as grid %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // CONCATENATION over one box of the output (a dispatch binds at most a few
 // inputs; engine/gpu/kernels/shape.py splits the output along the axis).
@@ -48,9 +49,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endfor %}
 {% endif %}
 {{ ep.apply(steps) }}
-{% if out_c % 4 %}
-    v = select(vec4<T>(0.0), v, vec4<u32>(s * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>({{ out_c }}u));
-{% endif %}
+{{ tensor.zero_padded_lanes(out_c) }}
     dst[out_index + k] = v;
   }
 }

@@ -1,4 +1,5 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "weights.wgsl" as weights %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // Generic 2-D convolution over PHWC4 tensors (buffers or textures, shaders/tensor.wgsl).
@@ -11,20 +12,11 @@
 
 {{ tensor.declare(src) }}
 {{ tensor.declare(dst) }}
-// Weights, bias and accumulators are f32 (A) at every storage precision: fp16
-// tensors are converted on load, so long sums keep fp32 accuracy.
-alias A = f32;
-@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ weight_count }}>;
-@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
+{{ weights.declare(weight_space, "mat4x4", weight_count, dst_slices, False, slice_base) }}
 {{ ep.declare(steps) }}
 
-const IN_W: i32 = {{ in_w }};
-const IN_H: i32 = {{ in_h }};
-const IN_PLANE: u32 = {{ in_rows * in_w }}u;  // vec4 per source slice
+{{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const SRC_S: u32 = {{ src_slices }}u;
-const OUT_W: u32 = {{ out_w }}u;
-const OUT_H: u32 = {{ out_h }}u;
-const OUT_ROWS: u32 = {{ out_rows }}u;
 const DST_S: u32 = {{ dst_slices }}u;
 const TAP_STRIDE: u32 = {{ kh * kw }}u * SRC_S;  // mat4 per destination slice
 

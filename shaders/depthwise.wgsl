@@ -15,12 +15,7 @@
 {{ weights.declare(weight_space, "vec4", weight_count, dst_slices, shared, slice_base) }}
 {{ ep.declare(steps) }}
 
-const IN_W: i32 = {{ in_w }};
-const IN_H: i32 = {{ in_h }};
-const IN_PLANE: u32 = {{ in_plane }}u;
-const OUT_W: u32 = {{ out_w }}u;
-const OUT_H: u32 = {{ out_h }}u;
-const OUT_ROWS: u32 = {{ out_rows }}u;
+{{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const KK: u32 = {{ kh * kw }}u;
 
 {% if tiled %}

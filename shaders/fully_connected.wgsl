@@ -1,4 +1,5 @@
 {% import "epilogue.wgsl" as ep %}
+{% import "weights.wgsl" as weights %}
 {% include "common.wgsl" %}
 // FULLY_CONNECTED over PHWC4 buffers (engine/gpu/kernels/fully_connected.py):
 // y[n][o] = bias[o] + sum_i x[n][i] * W[o][i], x the input flattened to [N, I].
@@ -8,11 +9,7 @@
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-// Weights, bias and accumulators are f32 (A) at every storage precision (as in
-// conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
-alias A = f32;
-@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ dst_slices * src_slices }}>;
-@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
+{{ weights.declare(weight_space, "mat4x4", dst_slices * src_slices, dst_slices, False, 0) }}
 {{ ep.declare(steps) }}
 
 const SRC_S: u32 = {{ src_slices }}u;

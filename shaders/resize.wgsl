@@ -1,5 +1,6 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "phwc4_grid.wgsl" as grid %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR as TFLite's reference kernels
 // (engine/reference/resize.py): source coordinates in f32 whatever T is, from
@@ -71,8 +72,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var v = n[{{ a * 3 + c }}] * (one - dy) * (one - dx) + n[{{ a * 3 + c + 3 }}] * dy * (one - dx)
           + n[{{ a * 3 + c + 1 }}] * (one - dy) * dx + n[{{ a * 3 + c + 4 }}] * dy * dx;
 {{ ep.apply(steps) }}
-{% if out_c % 4 and steps %}
-    v = select(vec4<T>(0.0), v, vec4<u32>(s * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>({{ out_c }}u));
+{% if steps %}
+{{ tensor.zero_padded_lanes(out_c) }}
 {% endif %}
     dst[(s * {{ out_rows }}u + row) * {{ out_w }}u + x] = v;
   }
@@ -103,8 +104,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var v = src[r + nearest(x, SCALE_X, {{ in_w }}u)];
 {% endif %}
 {{ ep.apply(steps) }}
-{% if out_c % 4 and steps %}
-    v = select(vec4<T>(0.0), v, vec4<u32>(s * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>({{ out_c }}u));
+{% if steps %}
+{{ tensor.zero_padded_lanes(out_c) }}
 {% endif %}
     dst[out_index + k] = v;
   }

@@ -36,11 +36,30 @@ vec4<{{ type }}>({{ t.name }}[{{ index }}])
 {%- endif %}
 {%- endmacro %}
 
+{# The constants of an input and output geometry (engine/gpu/kernels/common.py
+   `geometry`), shared by the windowed kernels. #}
+{% macro geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) -%}
+const IN_W: i32 = {{ in_w }};
+const IN_H: i32 = {{ in_h }};
+const IN_PLANE: u32 = {{ in_plane }}u;  // vec4 per source slice
+const OUT_W: u32 = {{ out_w }}u;
+const OUT_H: u32 = {{ out_h }}u;
+const OUT_ROWS: u32 = {{ out_rows }}u;
+{%- endmacro %}
+
 {# A statement storing the vec4<T> `value`. #}
 {% macro store(t, index, x, row, s, value) -%}
 {% if t.kind == "texture" -%}
 textureStore({{ t.name }}, vec2<u32>({{ x }}, {{ row }}), {{ s }}, vec4<f32>({{ value }}));
 {%- else -%}
 {{ t.name }}[{{ index }}] = {{ value }};
+{%- endif %}
+{%- endmacro %}
+
+{# A statement zeroing the lanes of `v` (slice `s`) past channel count `c`: padded
+   lanes of the last slice are 0. Nothing when c % 4 == 0. #}
+{% macro zero_padded_lanes(c) -%}
+{% if c % 4 %}
+    v = select(vec4<T>(0.0), v, vec4<u32>(s * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>({{ c }}u));
 {%- endif %}
 {%- endmacro %}

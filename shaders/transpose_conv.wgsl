@@ -1,5 +1,6 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "weights.wgsl" as weights %}
+{% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
 // Transposed convolution as a gather over PHWC4 buffers (engine/gpu/kernels/transpose_conv.py):
 // output pixel (oy, ox) sums input pixel (iy, ix) times tap (fy, fx) wherever
@@ -15,12 +16,7 @@
 {{ weights.declare(weight_space, "mat4x4", weight_count, dst_slices, shared, slice_base) }}
 {{ ep.declare(steps) }}
 
-const IN_W: i32 = {{ in_w }};
-const IN_H: i32 = {{ in_h }};
-const IN_PLANE: u32 = {{ in_plane }}u;
-const OUT_W: u32 = {{ out_w }}u;
-const OUT_H: u32 = {{ out_h }}u;
-const OUT_ROWS: u32 = {{ out_rows }}u;
+{{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const SRC_S: u32 = {{ src_slices }}u;
 
 @compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})

@@ -1,6 +1,6 @@
 // Packed weights and bias of a conv-like kernel, and the slice range of one dispatch.
-// Weights, bias and accumulators are f32 (A) at every storage precision (as in
-// conv2d.wgsl): fp16 tensors are converted on load, long sums keep fp32 accuracy.
+// Weights, bias and accumulators are f32 (A) at every storage precision: fp16
+// tensors are converted on load, long sums keep fp32 accuracy.
 // A split layer (`shared`) reads (first slice, slice count) from a buffer, so that all
 // of the layer's dispatches share one pipeline (weights padded to whole groups).
 {% macro declare(weight_space, weight_type, weight_count, dst_slices, shared, slice_base) %}

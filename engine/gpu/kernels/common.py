@@ -39,8 +39,10 @@ def uniform_groups(
     return "uniform", group
 
 
-def pad_slices(a: np.ndarray, total: int) -> np.ndarray:
-    """`a` zero padded along its first axis (output slices) to `total` entries."""
+def pad_groups(a: np.ndarray, group: int) -> np.ndarray:
+    """`a` zero padded along its first axis (output slices) to whole groups of `group`
+    entries: every dispatch of a split layer that shares one pipeline binds `group` slices."""
+    total = -(-len(a) // group) * group
     return np.concatenate([a, np.zeros((total - len(a), *a.shape[1:]), a.dtype)])
 
 
@@ -48,6 +50,20 @@ def part_of(first: int, count: int) -> Binding:
     """The (first slice, slice count) buffer of one dispatch of a shared-pipeline split."""
     data = np.array([first, count, 0, 0], np.float32)
     return Binding("const", data=data, space="storage", dtype="f32")
+
+
+def weight_bindings(
+    packed: np.ndarray, biases: np.ndarray, space: str, base: int, n: int, count: int | None = None
+) -> tuple[Binding, ...]:
+    """Bindings 2-4 of shaders/weights.wgsl for one dispatch: output slices base..base+n
+    of the packed weights and biases, in `space` ("uniform" or "storage, read"), then,
+    when `count` is given (a split layer sharing one pipeline), part_of(base, count)."""
+    kind = space.split(",")[0]
+    return (
+        Binding("const", data=packed[base : base + n].reshape(-1), space=kind, dtype="f32"),
+        Binding("const", data=biases[base : base + n].reshape(-1), space=kind, dtype="f32"),
+        *([part_of(base, count)] if count is not None else []),
+    )
 
 
 def workgroup_for(nx: int, ny: int, nz: int) -> tuple[int, int, int]:

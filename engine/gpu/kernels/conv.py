@@ -23,7 +23,13 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
-from engine.gpu.kernels.common import MAX_SPLITS, geometry, optional_input, uniform_groups
+from engine.gpu.kernels.common import (
+    MAX_SPLITS,
+    geometry,
+    optional_input,
+    uniform_groups,
+    weight_bindings,
+)
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -143,8 +149,7 @@ class Conv2D(Kernel):
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
-                Binding("const", data=packed[base : base + n].reshape(-1), space=kind, dtype="f32"),
-                Binding("const", data=biases[base : base + n].reshape(-1), space=kind, dtype="f32"),
+                *weight_bindings(packed, biases, space, base, n),
                 *extra,
             )
             return Dispatch(self.name, source, bindings, c.groups((dst.w, dst.rows, n)))

@@ -25,10 +25,10 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.kernels.common import (
     optional_input,
-    pad_slices,
-    part_of,
+    pad_groups,
     pow2_ceil,
     uniform_groups,
+    weight_bindings,
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.gpu.kernels.wg import pick, work_shapes
@@ -95,8 +95,7 @@ class Conv1x1(Kernel):
         if group < dst.s:
             group -= group % bs  # whole slice blocks per dispatch
         if shared:
-            total = ceil_div(dst.s, group) * group
-            packed, biases = pad_slices(packed, total), pad_slices(biases, total)
+            packed, biases = pad_groups(packed, group), pad_groups(biases, group)
         scale_binding = None
         if "input_scale" in op.attrs:
             scale_binding = 5 if shared else 4
@@ -131,9 +130,7 @@ class Conv1x1(Kernel):
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
-                Binding("const", data=packed[base : base + n].reshape(-1), space=uni, dtype="f32"),
-                Binding("const", data=biases[base : base + n].reshape(-1), space=uni, dtype="f32"),
-                *([part_of(base, count)] if shared else []),
+                *weight_bindings(packed, biases, space, base, n, count if shared else None),
                 *([Binding("in", tensor=op.attrs["input_scale"])] if scale_binding else []),
                 *extra,
             )

@@ -31,9 +31,9 @@ from engine.gpu.kernels.base import (
 from engine.gpu.kernels.common import (
     geometry,
     optional_input,
-    pad_slices,
-    part_of,
+    pad_groups,
     uniform_groups,
+    weight_bindings,
     workgroup_for,
 )
 from engine.gpu.kernels.conv import conv_padding, pack_bias
@@ -51,8 +51,8 @@ DEPTHWISE_WORK = tuple(WorkShape(x, y, 1) for y in (4, 2, 1) for x in (2, 4, 1))
 # A layer split over several dispatches passes each one's (first slice, slice count) in
 # a small f32 buffer, so that all its dispatches share one pipeline (weights padded to
 # whole groups): fewer shaders to compile (hand_landmark_full: 17 conv1x1 pipelines
-# instead of 68, cold first run 15.9 s -> 5.5 s). The split helpers below are shared
-# with conv1x1, transpose_conv and fully_connected.
+# instead of 68, cold first run 15.9 s -> 5.5 s). The split helpers (common.py's
+# uniform_groups, pad_groups, weight_bindings) are shared with conv1x1 and transpose_conv.
 
 
 def pack_depthwise_weights(w: np.ndarray) -> np.ndarray:
@@ -106,8 +106,7 @@ class _DepthwiseBase(Kernel):
         space, group = uniform_groups(dst.s, kh * kw * VEC4_BYTES, ctx)
         shared = group < dst.s
         if shared:
-            total = ceil_div(dst.s, group) * group
-            packed, biases = pad_slices(packed, total), pad_slices(biases, total)
+            packed, biases = pad_groups(packed, group), pad_groups(biases, group)
         if self.tiled:
             by, bx = TILES.get((max(kh, kw), max(sh, sw)), (2, 2))
             by, bx = min(by, dst.h), min(bx, dst.w)
@@ -154,9 +153,7 @@ class _DepthwiseBase(Kernel):
             bindings = (
                 Binding("in", tensor=op.inputs[0]),
                 Binding("out", tensor=op.outputs[0]),
-                Binding("const", data=packed[base : base + n].reshape(-1), space=uni, dtype="f32"),
-                Binding("const", data=biases[base : base + n].reshape(-1), space=uni, dtype="f32"),
-                *([part_of(base, count)] if shared else []),
+                *weight_bindings(packed, biases, space, base, n, count if shared else None),
                 *extra,
             )
             grid = (

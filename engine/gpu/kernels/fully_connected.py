@@ -26,7 +26,7 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
-from engine.gpu.kernels.common import optional_input, pow2_ceil
+from engine.gpu.kernels.common import optional_input, pow2_ceil, weight_bindings
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.model.ir import Graph, Op
 
@@ -86,12 +86,10 @@ class FullyConnected(Kernel):
             reduce_steps=reduce_steps,
             steps=steps,
         )
-        uni = space.split(",")[0]
         bindings = (
             Binding("in", tensor=op.inputs[0]),
             Binding("out", tensor=op.outputs[0]),
-            Binding("const", data=packed.reshape(-1), space=uni, dtype="f32"),
-            Binding("const", data=biases.reshape(-1), space=uni, dtype="f32"),
+            *weight_bindings(packed, biases, space, 0, dst.s),
             *extra,
         )
         return [Dispatch(self.name, source, bindings, (dst.s, batch, 1))]

@@ -22,6 +22,7 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
+from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.elementwise import F16_MAX, lane_mask, wgsl_float
 from engine.model.ir import Graph, Op
 
@@ -71,15 +72,11 @@ class Pad(Kernel):
         steps, extra = epilogue.build(op, graph, first_binding=2)
         source = render(
             "pad.wgsl",
+            **geometry(src, dst),
             precision=ctx.precision,
             in_b=src.b,
-            in_h=src.h,
-            in_w=src.w,
             in_c=src.c,
             in_slices=src.s,
-            in_plane=src.rows * src.w,
-            out_h=dst.h,
-            out_w=dst.w,
             plane=dst.rows * dst.w,
             slices=dst.s,
             pad_b=pb,

@@ -75,17 +75,13 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
     steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
     source = render(
         "mean.wgsl",
+        **geometry(src, dst),
         precision=ctx.precision,
         src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
         dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
-        in_w=src.w,
-        in_h=src.h,
         reduce=reduce,
         hw=hw,
-        in_plane=src.rows * src.w,
         batch=src.b,
-        out_rows=dst.rows,
-        out_w=dst.w,
         scale=wgsl_float(1.0 / hw),
         lowest=LOWEST[ctx.precision],
         slices=dst.s,

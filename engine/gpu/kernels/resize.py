@@ -25,6 +25,7 @@ from engine.gpu.kernels.base import (
     register,
     shape4,
 )
+from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.shape import box, mappable
 from engine.model.ir import Graph, Op
 from engine.reference.resize import _scale
@@ -70,6 +71,7 @@ class Resize(Kernel):
         params, grid = box(Shape4(o.b, i.h, i.w, o.c)) if up2 else box(o, bx=BX if bilinear else 4)
         source = render(
             "resize.wgsl",
+            **geometry(i, o),
             precision=ctx.precision,
             bilinear=bilinear,
             up2=up2,
@@ -77,12 +79,6 @@ class Resize(Kernel):
             half_pixel=half,
             scale_y=f32_literal(_scale(i.h, o.h, align)),
             scale_x=f32_literal(_scale(i.w, o.w, align)),
-            in_h=i.h,
-            in_w=i.w,
-            in_rows=i.rows,
-            out_h=o.h,
-            out_w=o.w,
-            out_rows=o.rows,
             out_c=o.c,
             box=params,
             steps=steps,

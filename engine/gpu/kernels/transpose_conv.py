@@ -31,9 +31,10 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.kernels.common import (
     geometry,
-    pad_slices,
-    part_of,
+    optional_input,
+    pad_groups,
     uniform_groups,
+    weight_bindings,
     workgroup_for,
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
@@ -81,8 +82,7 @@ class _TransposeBase(Kernel):
         data = op.inputs[self.data_input]
         src, dst = shape4(graph, data), shape4(graph, op.outputs[0])
         w = graph.tensors[op.inputs[1]].data
-        bias_t = op.inputs[self.bias_input] if len(op.inputs) > self.bias_input else -1
-        bias = graph.tensors[bias_t].data if bias_t >= 0 else None
+        bias = optional_input(op, graph, self.bias_input)
         _, kh, kw, _ = w.shape
         sh, sw = int(op.attrs.get("stride_h", 1)), int(op.attrs.get("stride_w", 1))
         top, left = self.padding(op, src, dst, kh, kw)
@@ -91,8 +91,7 @@ class _TransposeBase(Kernel):
         space, group = uniform_groups(dst.s, kh * kw * src.s * MAT4_BYTES, ctx)
         shared = group < dst.s
         if shared:
-            total = ceil_div(dst.s, group) * group
-            packed, biases = pad_slices(packed, total), pad_slices(biases, total)
+            packed, biases = pad_groups(packed, group), pad_groups(biases, group)
         # no larger than the output (in stride periods)
         ry, rx = min(RY, ceil_div(dst.h, sh)), min(RX, ceil_div(dst.w, sw))
         while True:
@@ -135,13 +134,10 @@ class _TransposeBase(Kernel):
                 wg=wg,
                 steps=steps,
             )
-            uni = space.split(",")[0]
             bindings = (
                 Binding("in", tensor=data),
                 Binding("out", tensor=op.outputs[0]),
-                Binding("const", data=packed[base : base + n].reshape(-1), space=uni, dtype="f32"),
-                Binding("const", data=biases[base : base + n].reshape(-1), space=uni, dtype="f32"),
-                *([part_of(base, count)] if shared else []),
+                *weight_bindings(packed, biases, space, base, n, count if shared else None),
                 *extra,
             )
             grid = (
