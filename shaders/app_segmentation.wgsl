@@ -17,19 +17,7 @@ const MASK_W: i32 = {{ mask_w }};
 const MASK_H: i32 = {{ mask_h }};
 const STYLE: u32 = {{ style }}u;  // 0 blur, 1 replace, 2 tint, 3 mask
 
-struct VsOut {
-  @builtin(position) pos: vec4<f32>,
-  @location(0) uv: vec2<f32>,
-};
-
-@vertex
-fn vs(@builtin(vertex_index) i: u32) -> VsOut {
-  let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-  var out: VsOut;
-  out.pos = vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.0, 1.0);
-  out.uv = uv;
-  return out;
-}
+{% include "app_fullscreen.wgsl" %}
 
 fn mask_at(x: i32, y: i32) -> f32 {
   let cx = clamp(x, 0, MASK_W - 1);

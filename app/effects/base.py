@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from app.models import ModelSpec
 from engine.gpu.codegen import render
 
@@ -44,6 +46,14 @@ def buffer_entry(binding: int, layout) -> dict:
     """A bind group entry for an engine TensorLayout (or anything with buffer/offset/size)."""
     return {"binding": binding,
             "resource": {"buffer": layout.buffer, "offset": layout.offset, "size": layout.size}}  # fmt: skip
+
+
+def overlay_params(frame_size: tuple[int, int], style: int) -> np.ndarray:
+    """The overlay shaders' 16-byte Params uniform (app_detections / app_mesh):
+    frame size (f32 x 2), style (u32), padding."""
+    data = np.array([*frame_size, 0, 0], np.float32)
+    data.view(np.uint32)[2] = style
+    return data
 
 
 class Effect:

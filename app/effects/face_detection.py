@@ -14,9 +14,7 @@ quads + K keypoint quads (shaders/app_detections.wgsl), count written by the GPU
 
 from __future__ import annotations
 
-import numpy as np
-
-from app.effects.base import Effect, buffer_entry, render_pipeline
+from app.effects.base import Effect, buffer_entry, overlay_params, render_pipeline
 from app.face_detection import SsdSpec, letterbox_matrix
 from engine.gpu.postprocess import SsdDecoder
 from engine.gpu.preprocess import Preprocessor
@@ -77,9 +75,7 @@ class FaceDetectionEffect(Effect):
         self.on_style()
 
     def on_style(self) -> None:
-        data = np.array([*self.frame_size, 0, 0], np.float32)
-        data.view(np.uint32)[2] = self.style
-        self.device.queue.write_buffer(self.params, 0, data)
+        self.device.queue.write_buffer(self.params, 0, overlay_params(self.frame_size, self.style))
 
     def steps(self, frame_view):
         return [

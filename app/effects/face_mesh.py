@@ -16,9 +16,7 @@ Draw: `draw_indirect` of round point quads (shaders/app_mesh.wgsl) and the ROI o
 
 from __future__ import annotations
 
-import numpy as np
-
-from app.effects.base import Effect, render_pipeline
+from app.effects.base import Effect, overlay_params, render_pipeline
 from app.effects.face_detection import build_detector
 from engine.gpu.postprocess import DetectionRoi, LandmarkProjector
 from engine.gpu.preprocess import Preprocessor
@@ -64,9 +62,7 @@ class FaceMeshEffect(Effect):
         self.on_style()
 
     def on_style(self) -> None:
-        data = np.array([*self.frame_size, 0, 0], np.float32)
-        data.view(np.uint32)[2] = self.style
-        self.device.queue.write_buffer(self.params, 0, data)
+        self.device.queue.write_buffer(self.params, 0, overlay_params(self.frame_size, self.style))
 
     def steps(self, frame_view):
         return [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu.util import STORAGES, assert_matches, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 gpu_context()
@@ -29,14 +29,7 @@ def test_conv2d(case, storage):
     rng = np.random.default_rng(hash(case) % 2**32)
     weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
     bias = rng.standard_normal(cout).astype(np.float32)
-    attrs = {
-        "padding": padding,
-        "stride_w": stride,
-        "stride_h": stride,
-        "dilation_w_factor": dil,
-        "dilation_h_factor": dil,
-        "fused_activation_function": act,
-    }
+    attrs = conv_attrs(padding, stride, dil, act)
     graph = single_op_graph("CONV_2D", [(1, h, w, cin), weights, bias], attrs)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1
@@ -76,7 +69,6 @@ def test_conv2d_fp16(case, storage):
     h, w, cin, cout, k, stride, dil, padding, act = case
     rng = np.random.default_rng(11)
     weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
-    attrs = {"padding": padding, "stride_w": stride, "stride_h": stride,
-             "dilation_w_factor": dil, "dilation_h_factor": dil, "fused_activation_function": act}  # fmt: skip
+    attrs = conv_attrs(padding, stride, dil, act)
     graph = single_op_graph("CONV_2D", [(1, h, w, cin), weights, None], attrs)
     assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)

@@ -7,7 +7,7 @@ import pytest
 
 from engine.gpu.kernels.base import BuildContext, select
 from engine.model.ir import Tensor
-from tests.gpu.util import STORAGES, assert_matches, gpu_context
+from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -25,21 +25,10 @@ CASES = [
 ]
 
 
-def _attrs(act="NONE", padding="SAME", stride=1):
-    return {
-        "padding": padding,
-        "stride_w": stride,
-        "stride_h": stride,
-        "dilation_w_factor": 1,
-        "dilation_h_factor": 1,
-        "fused_activation_function": act,
-    }
-
-
 def _graph(b, h, w, cin, cout, padding, act, rng, bias=True):
     weights = rng.standard_normal((cout, 1, 1, cin)).astype(np.float32)
     b_ = rng.standard_normal(cout).astype(np.float32) if bias else None
-    return single_op_graph("CONV_2D", [(b, h, w, cin), weights, b_], _attrs(act, padding))
+    return single_op_graph("CONV_2D", [(b, h, w, cin), weights, b_], conv_attrs(padding, act=act))
 
 
 @pytest.mark.parametrize("storage", STORAGES)
@@ -61,10 +50,10 @@ def test_conv1x1_no_bias():
 def test_conv1x1_declines_what_it_cannot_run():
     rng = np.random.default_rng(2)
     w1 = rng.standard_normal((4, 1, 1, 4)).astype(np.float32)
-    strided = single_op_graph("CONV_2D", [(1, 6, 6, 4), w1, None], _attrs(stride=2))
-    grouped = single_op_graph("CONV_2D", [(1, 6, 6, 8), w1, None], _attrs())
+    strided = single_op_graph("CONV_2D", [(1, 6, 6, 4), w1, None], conv_attrs(stride=2))
+    grouped = single_op_graph("CONV_2D", [(1, 6, 6, 8), w1, None], conv_attrs())
     w3 = rng.standard_normal((4, 3, 3, 4)).astype(np.float32)
-    k3 = single_op_graph("CONV_2D", [(1, 6, 6, 4), w3, None], _attrs())
+    k3 = single_op_graph("CONV_2D", [(1, 6, 6, 4), w3, None], conv_attrs())
     for g in (strided, grouped, k3):
         assert select(g.ops[0], g).name != "conv1x1"
 
@@ -75,10 +64,9 @@ def test_conv1x1_large_weights_split_into_uniform_blocks(storage):
     with a residual add in the epilogue (its binding follows the split's slice range)."""
     rng = np.random.default_rng(3)
     weights = (rng.standard_normal((112, 1, 1, 672)) * 0.05).astype(np.float32)
-    graph = single_op_graph("CONV_2D", [(1, 3, 3, 672), weights, None], _attrs("RELU6"))
-    graph.tensors.append(Tensor("residual", (1, 3, 3, 112), "float32"))
-    graph.inputs.append(len(graph.tensors) - 1)
-    graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1),)
+    graph = single_op_graph("CONV_2D", [(1, 3, 3, 672), weights, None], conv_attrs(act="RELU6"))
+    residual = add_input(graph, "residual", (1, 3, 3, 112))
+    graph.ops[0].attrs["epilogue"] = (("add", residual),)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.dispatch_count == 5 + 3 * (storage == "texture")  # + the wrappers
     dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, BuildContext())
@@ -89,7 +77,7 @@ def test_conv1x1_huge_input_uses_storage_weights():
     """4100 input channels: one output slice's weights exceed 64 KiB -> storage buffer."""
     rng = np.random.default_rng(4)
     weights = (rng.standard_normal((6, 1, 1, 4100)) * 0.02).astype(np.float32)
-    graph = single_op_graph("CONV_2D", [(1, 2, 3, 4100), weights, None], _attrs())
+    graph = single_op_graph("CONV_2D", [(1, 2, 3, 4100), weights, None], conv_attrs())
     engine = assert_matches(graph, random_feeds(graph, rng))
     assert engine.dispatch_count == 1
 
@@ -99,9 +87,7 @@ def test_conv1x1_epilogue_residual_prelu_and_logistic(storage):
     """Transform epilogues: residual add, per-channel PReLU, sigmoid; padded lanes stay 0."""
     rng = np.random.default_rng(9)
     graph = _graph(1, 6, 7, 8, 6, "SAME", "NONE", rng)
-    graph.tensors.append(Tensor("residual", (1, 6, 7, 6), "float32"))
-    res = len(graph.tensors) - 1
-    graph.inputs.append(res)
+    res = add_input(graph, "residual", (1, 6, 7, 6))
     slopes = rng.standard_normal(6).astype(np.float32)
     graph.tensors.append(Tensor("slopes", (1, 1, 6), "float32", slopes.reshape(1, 1, 6)))
     graph.ops[0].attrs["epilogue"] = (
@@ -119,6 +105,6 @@ def test_conv1x1_fp16(cin, cout, storage):
     rng = np.random.default_rng(cin + cout)
     weights = (rng.standard_normal((cout, 1, 1, cin)) / np.sqrt(cin)).astype(np.float32)
     bias = rng.standard_normal(cout).astype(np.float32)
-    graph = single_op_graph("CONV_2D", [(1, 5, 6, cin), weights, bias], _attrs("RELU"))
+    graph = single_op_graph("CONV_2D", [(1, 5, 6, cin), weights, bias], conv_attrs(act="RELU"))
     engine = assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)
     assert engine.dispatch_count == (2 if cin == 256 else 1) + 2 * (storage == "texture")

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from engine.gpu.kernels.base import BuildContext, select
-from engine.model.ir import Tensor
-from tests.gpu.util import STORAGES, assert_matches, gpu_context
+from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -34,16 +33,7 @@ CASES = [
 def _graph(b, h, w, c, mult, k, stride, dil, padding, act, rng, bias=True, extra=None):
     weights = rng.standard_normal((1, k, k, c * mult)).astype(np.float32)
     b_ = rng.standard_normal(c * mult).astype(np.float32) if bias else None
-    attrs = {
-        "padding": padding,
-        "stride_w": stride,
-        "stride_h": stride,
-        "dilation_w_factor": dil,
-        "dilation_h_factor": dil,
-        "depth_multiplier": mult,
-        "fused_activation_function": act,
-        **(extra or {}),
-    }
+    attrs = conv_attrs(padding, stride, dil, act, depth_multiplier=mult, **(extra or {}))
     return single_op_graph("DEPTHWISE_CONV_2D", [(b, h, w, c), weights, b_], attrs)
 
 
@@ -84,9 +74,8 @@ def test_depthwise_large_weights_split_into_uniform_blocks(storage):
     pipeline; a residual add in the epilogue follows each dispatch's slice range."""
     rng = np.random.default_rng(3)
     graph = _graph(1, 5, 6, 704, 1, 5, 1, 1, "SAME", "RELU6", rng)
-    graph.tensors.append(Tensor("residual", (1, 5, 6, 704), "float32"))
-    graph.inputs.append(len(graph.tensors) - 1)
-    graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1),)
+    residual = add_input(graph, "residual", (1, 5, 6, 704))
+    graph.ops[0].attrs["epilogue"] = (("add", residual),)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.dispatch_count == 2 + 3 * (storage == "texture")  # + the wrappers
     dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, BuildContext())
@@ -98,9 +87,8 @@ def test_depthwise_epilogue_residual_and_logistic(storage):
     """Epilogue from transforms: residual add, then a sigmoid (padded lanes stay 0)."""
     rng = np.random.default_rng(9)
     graph = _graph(1, 6, 7, 6, 1, 3, 1, 1, "SAME", "NONE", rng)
-    graph.tensors.append(Tensor("residual", (1, 6, 7, 6), "float32"))
-    graph.inputs.append(len(graph.tensors) - 1)
-    graph.ops[0].attrs["epilogue"] = (("add", len(graph.tensors) - 1), ("act", "LOGISTIC"))
+    residual = add_input(graph, "residual", (1, 6, 7, 6))
+    graph.ops[0].attrs["epilogue"] = (("add", residual), ("act", "LOGISTIC"))
     assert_matches(graph, random_feeds(graph, rng), storage=storage)  # + padded lanes
 
 

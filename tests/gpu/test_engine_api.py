@@ -27,6 +27,22 @@ def _to_phwc4(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(h, w, s, 4).transpose(2, 0, 1, 3))
 
 
+def _submit_and_read(encoder, layout) -> np.ndarray:
+    """Copy `layout`'s bytes out after the encoded work, submit, map: float32, flat."""
+    import wgpu
+
+    dev = CTX.device
+    read = dev.create_buffer(
+        size=layout.size, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+    )
+    encoder.copy_buffer_to_buffer(layout.buffer, layout.offset, read, 0, layout.size)
+    dev.queue.submit([encoder.finish()])
+    read.map_sync(wgpu.MapMode.READ)
+    data = np.frombuffer(read.read_mapped(), np.float32).copy()
+    read.unmap()
+    return data
+
+
 @pytest.mark.parametrize("sync", ["sleep", "spin"])
 def test_sync_modes_give_the_same_result(sync):
     rng = np.random.default_rng(0)
@@ -41,8 +57,6 @@ def test_sync_modes_give_the_same_result(sync):
 
 
 def test_encode_runs_on_gpu_resident_buffers_without_transfers():
-    import wgpu
-
     rng = np.random.default_rng(1)
     graph = _graph(rng)
     feeds = random_feeds(graph, rng)
@@ -54,14 +68,7 @@ def test_encode_runs_on_gpu_resident_buffers_without_transfers():
     dev.queue.write_buffer(src.buffer, src.offset, _to_phwc4(feeds["input0"]))
     encoder = dev.create_command_encoder()
     stats = engine.encode(encoder)
-    read = dev.create_buffer(
-        size=dst.size, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-    )
-    encoder.copy_buffer_to_buffer(dst.buffer, dst.offset, read, 0, dst.size)
-    dev.queue.submit([encoder.finish()])
-    read.map_sync(wgpu.MapMode.READ)
-    got = np.frombuffer(read.read_mapped(), np.float32).reshape(2, 9, 7, 4).copy()
-    read.unmap()
+    got = _submit_and_read(encoder, dst).reshape(2, 9, 7, 4)
     want = _to_phwc4(Interpreter(graph).run(feeds)["output0"])
     np.testing.assert_allclose(got, want, atol=1e-5)
     assert (stats.uploads, stats.readbacks) == (0, 0) and stats.dispatches >= 1
@@ -131,8 +138,6 @@ def test_cpu_fallback_textures_fp16():
 
 def test_encode_with_texture_intermediates():
     """conv -> (texture) -> RELU: inputs/outputs stay buffers for the caller."""
-    import wgpu
-
     from engine.model.ir import Op, Tensor
 
     rng = np.random.default_rng(7)
@@ -148,14 +153,7 @@ def test_encode_with_texture_intermediates():
     dev.queue.write_buffer(src.buffer, src.offset, _to_phwc4(feeds["input0"]))
     encoder = dev.create_command_encoder()
     engine.encode(encoder)
-    read = dev.create_buffer(
-        size=dst.size, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-    )
-    encoder.copy_buffer_to_buffer(dst.buffer, dst.offset, read, 0, dst.size)
-    dev.queue.submit([encoder.finish()])
-    read.map_sync(wgpu.MapMode.READ)
-    got = np.frombuffer(read.read_mapped(), np.float32).reshape(2, 9, 7, 4).copy()
-    read.unmap()
+    got = _submit_and_read(encoder, dst).reshape(2, 9, 7, 4)
     np.testing.assert_allclose(got, _to_phwc4(Interpreter(graph).run(feeds)["relu"]), atol=1e-5)
 
 

@@ -17,24 +17,10 @@ import pytest
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.gpu.util import conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 gpu_context()
-
-
-def _attrs(stride=1, padding="SAME", act="RELU", depthwise=False):
-    a = {
-        "padding": padding,
-        "stride_w": stride,
-        "stride_h": stride,
-        "dilation_w_factor": 1,
-        "dilation_h_factor": 1,
-        "fused_activation_function": act,
-    }
-    if depthwise:
-        a["depth_multiplier"] = 1
-    return a
 
 
 def _graphs(rng):
@@ -42,18 +28,18 @@ def _graphs(rng):
         "CONV_2D",
         [(1, 12, 10, 6), rng.standard_normal((9, 3, 3, 6)).astype(np.float32),
          rng.standard_normal(9).astype(np.float32)],
-        _attrs(),
+        conv_attrs(act="RELU"),
     )  # fmt: skip
     conv1x1 = single_op_graph(
         "CONV_2D",
         [(1, 8, 6, 12), rng.standard_normal((20, 1, 1, 12)).astype(np.float32), None],
-        _attrs(padding="VALID", act="NONE"),
+        conv_attrs(padding="VALID"),
     )
     depthwise = single_op_graph(
         "DEPTHWISE_CONV_2D",
         [(1, 11, 9, 8), rng.standard_normal((1, 3, 3, 8)).astype(np.float32),
          rng.standard_normal(8).astype(np.float32)],
-        _attrs(stride=2, depthwise=True),
+        conv_attrs(stride=2, act="RELU", depth_multiplier=1),
     )  # fmt: skip
     return {"conv2d": conv, "conv1x1": conv1x1, "depthwise_tiled": depthwise}
 

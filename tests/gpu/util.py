@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.model.ir import Graph, Op
+from engine.model.ir import Graph, Op, Tensor
 from engine.reference import Interpreter
 
 STORAGES = ("buffer", "texture")
@@ -29,6 +29,27 @@ def gpu_context():
         return shared_context()
     except DeviceError as exc:
         pytest.skip(f"no WebGPU adapter: {exc}", allow_module_level=True)
+
+
+def conv_attrs(padding="SAME", stride=1, dilation=1, act="NONE", **extra) -> dict:
+    """CONV_2D / DEPTHWISE_CONV_2D attributes, the same stride and dilation in h and w;
+    `extra`: more attributes (depth_multiplier, ...)."""
+    return {
+        "padding": padding,
+        "stride_w": stride,
+        "stride_h": stride,
+        "dilation_w_factor": dilation,
+        "dilation_h_factor": dilation,
+        "fused_activation_function": act,
+        **extra,
+    }
+
+
+def add_input(graph: Graph, name: str, shape: tuple[int, ...]) -> int:
+    """Append a float32 graph input (e.g. a residual for an epilogue add); its tensor id."""
+    graph.tensors.append(Tensor(name, shape, "float32"))
+    graph.inputs.append(len(graph.tensors) - 1)
+    return len(graph.tensors) - 1
 
 
 def texture_wrapped(graph: Graph) -> Graph:
