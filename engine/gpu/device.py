@@ -148,6 +148,25 @@ class GpuContext:
 _shared: dict[str | None, GpuContext] = {}
 
 
+def create_compute_pipeline(device, source: str, label: str):
+    """A compute pipeline (entry point `main`, auto layout) for WGSL `source`;
+    DeviceError when the shader does not compile."""
+    try:
+        module = device.create_shader_module(code=source, label=label)
+        return device.create_compute_pipeline(
+            layout="auto", compute={"module": module, "entry_point": "main"}, label=label
+        )
+    except Exception as exc:
+        raise DeviceError(f"kernel {label}: shader failed to compile: {exc}") from None
+
+
+def compute_pipeline(ctx: GpuContext, source: str, label: str):
+    """The context's pipeline for `source`, created on first use (ctx.pipelines)."""
+    if source not in ctx.pipelines:
+        ctx.pipelines[source] = create_compute_pipeline(ctx.device, source, label)
+    return ctx.pipelines[source]
+
+
 def shared_context(adapter: str | None = None) -> GpuContext:
     """One context per adapter choice per process, shared by engines and the app."""
     key = adapter or os.environ.get("ENGINE_ADAPTER") or None

@@ -31,7 +31,7 @@ import numpy as np
 
 from engine.errors import DeviceError, ModelError
 from engine.gpu.codegen import render
-from engine.gpu.device import GpuContext, shared_context
+from engine.gpu.device import GpuContext, create_compute_pipeline, shared_context
 from engine.gpu.kernels.base import (
     Binding,
     BuildContext,
@@ -331,13 +331,9 @@ class Engine:
         dev = self.ctx.device
 
         def one(item: tuple[str, str]):
-            source, label = item
             try:
-                module = dev.create_shader_module(code=source, label=label)
-                return dev.create_compute_pipeline(
-                    layout="auto", compute={"module": module, "entry_point": "main"}, label=label
-                )
-            except Exception as exc:
+                return create_compute_pipeline(dev, *item)
+            except DeviceError as exc:
                 return exc
 
         workers = min(len(todo), compile_threads())
@@ -348,9 +344,9 @@ class Engine:
                 made = list(pool.map(one, todo.items()))
         else:
             made = [one(item) for item in todo.items()]
-        for (source, label), pipeline in zip(todo.items(), made, strict=True):
-            if isinstance(pipeline, Exception):
-                raise DeviceError(f"kernel {label}: shader failed to compile: {pipeline}")
+        for source, pipeline in zip(todo, made, strict=True):
+            if isinstance(pipeline, DeviceError):
+                raise pipeline
             self._pipelines[source] = shared[source] = pipeline
             self.pipeline_stats["compiled"] += 1
         self._init_clock["shaders_and_pipelines"] += time.perf_counter() - t0
@@ -458,16 +454,12 @@ class Engine:
         if not hasattr(self, "_tune"):
             self._tune = {"pipelines": {}, "tensors": {}, "consts": {}}
         tune = self._tune
-        try:
-            if d.source not in tune["pipelines"]:
-                module = dev.create_shader_module(code=d.source, label=d.kernel)
-                tune["pipelines"][d.source] = dev.create_compute_pipeline(
-                    layout="auto", compute={"module": module, "entry_point": "main"}
-                )
-            pipeline = tune["pipelines"][d.source]
-        except Exception:
-            tune["pipelines"][d.source] = None
-            pipeline = None
+        if d.source not in tune["pipelines"]:  # None: the shader does not compile
+            try:
+                tune["pipelines"][d.source] = create_compute_pipeline(dev, d.source, d.kernel)
+            except DeviceError:
+                tune["pipelines"][d.source] = None
+        pipeline = tune["pipelines"][d.source]
         if pipeline is None:
             self.tune_stats["tune_ms"] += (time.perf_counter() - t0) * 1e3
             return math.inf
@@ -601,8 +593,9 @@ class Engine:
         for t in g.outputs:
             read = self._io["out"][t][1]
             n = int(np.prod(g.tensors[t].shape))
-            result[g.tensors[t].name] = (
-                np.frombuffer(read.read_mapped(), np.float32, n).reshape(g.tensors[t].shape).copy()
+            # read_mapped() copies the mapped range already (a fresh bytearray)
+            result[g.tensors[t].name] = np.frombuffer(read.read_mapped(), np.float32, n).reshape(
+                g.tensors[t].shape
             )
             read.unmap()
             stats.readbacks += 1

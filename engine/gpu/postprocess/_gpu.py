@@ -1,27 +1,9 @@
-"""Small WebGPU helpers shared by the post-process stages (pipelines, buffers, bind groups)."""
+"""Small WebGPU helpers shared by the post-process stages (buffers, bind groups, dispatches);
+pipelines come from engine.gpu.device.compute_pipeline (the context's cache)."""
 
 from __future__ import annotations
 
 import numpy as np
-
-# (device id, WGSL source) -> pipeline: stages with the same source share one pipeline
-_PIPELINES: dict[tuple[int, str], object] = {}
-
-
-def compute_pipeline(device, source: str, label: str):
-    """A compute pipeline (entry point `main`, auto layout) for `source`, created once."""
-    from engine.errors import DeviceError
-
-    key = (id(device), source)
-    if key not in _PIPELINES:
-        try:
-            module = device.create_shader_module(code=source, label=label)
-            _PIPELINES[key] = device.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"}, label=label
-            )
-        except Exception as exc:
-            raise DeviceError(f"{label}: shader failed to compile: {exc}") from None
-    return _PIPELINES[key]
 
 
 def bind_group(device, pipeline, resources: list) -> object:

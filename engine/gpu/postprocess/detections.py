@@ -19,7 +19,7 @@
 
 One work group of 256 invocations (see shaders/postprocess_ssd.wgsl): threshold with an
 atomic compaction, a bitonic sort in workgroup memory, then the NMS loop. Anchors are
-computed once on the CPU (app.face_detection.ssd_anchors) and uploaded as a constant buffer.
+computed once on the CPU (engine/gpu/postprocess/ssd_spec.ssd_anchors) and uploaded as a constant buffer.
 """
 
 from __future__ import annotations
@@ -29,13 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.gpu.codegen import render
-from engine.gpu.postprocess._gpu import (
-    bind_group,
-    compute_pipeline,
-    dispatch,
-    wgsl_float,
-    zeros_buffer,
-)
+from engine.gpu.device import compute_pipeline
+from engine.gpu.postprocess._gpu import bind_group, dispatch, wgsl_float, zeros_buffer
+from engine.gpu.postprocess.ssd_spec import BLAZEFACE_SHORT, ssd_anchors
 
 WORKGROUP = 256
 MAX_CANDIDATES = 1024  # compaction cap (workgroup memory: 12 bytes per candidate)
@@ -97,23 +93,11 @@ class GpuDetections:
         return int(self.scores.shape[0])
 
 
-def _default_spec():
-    from app.face_detection import BLAZEFACE_SHORT
-
-    return BLAZEFACE_SHORT
-
-
-def _anchors(spec) -> np.ndarray:
-    from app.face_detection import ssd_anchors
-
-    return ssd_anchors(spec)
-
-
 class SsdDecoder:
     """Decode + weighted NMS of one SSD detector's outputs, recorded into a caller's encoder.
 
     `source`: an Engine (its outputs `names`) or a pair of TensorLayouts (regressors,
-    classificators). `spec`: an app.face_detection.SsdSpec (default BlazeFace short range);
+    classificators). `spec`: an SsdSpec (engine/gpu/postprocess/ssd_spec.py) (default BlazeFace short range);
     `anchors`: [N, 4] (cx, cy, w, h), default ssd_anchors(spec). `vertex_count` is what the
     DrawIndirect args ask per instance (6: a quad of two triangles).
     """
@@ -140,9 +124,9 @@ class SsdDecoder:
         else:
             reg, cls = (source.tensor_layout(n) for n in names)
             context = context or source.ctx
-        self.ctx, self.spec = context, spec or _default_spec()
+        self.ctx, self.spec = context, spec or BLAZEFACE_SHORT
         spec = self.spec
-        anchors = np.asarray(_anchors(spec) if anchors is None else anchors, np.float32)
+        anchors = np.asarray(ssd_anchors(spec) if anchors is None else anchors, np.float32)
         n = anchors.shape[0]
         k = int(spec.num_keypoints)
         b, h, w, c = reg.phwc4
@@ -157,7 +141,6 @@ class SsdDecoder:
             raise ValueError(f"max_detections {max_detections} out of range")
         self.record = DetectionRecord(k)
         self.max_detections = max_detections
-        self.num_anchors = n
         cap = 32  # a power of two, at least one bit-set word
         while cap < min(n, MAX_CANDIDATES):
             cap *= 2
@@ -179,7 +162,7 @@ class SsdDecoder:
             vertex_count=int(vertex_count),
         )
         dev = self.ctx.device
-        self.pipeline = compute_pipeline(dev, source_text, "postprocess_ssd")
+        self.pipeline = compute_pipeline(self.ctx, source_text, "postprocess_ssd")
         usage = wgpu.BufferUsage
         self.anchors = dev.create_buffer_with_data(data=anchors, usage=usage.STORAGE)
         self.params = zeros_buffer(dev, 48, usage.UNIFORM | usage.COPY_DST)

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.gpu.codegen import render
-from engine.gpu.postprocess._gpu import bind_group, compute_pipeline, dispatch, zeros_buffer
+from engine.gpu.device import compute_pipeline
+from engine.gpu.postprocess._gpu import bind_group, dispatch, zeros_buffer
 from engine.gpu.postprocess.roi import Rect
 
 
@@ -43,11 +44,6 @@ def project_landmarks(raw, rect: Rect, frame_size, input_size, dims: int = 3) ->
     if dims > 2:
         out[:, 2] = lm[:, 2] / iw * rect.width * fw
     return out
-
-
-def presence(flag_logit: float) -> float:
-    """sigmoid of the face flag; a face is present above 0.5."""
-    return 1.0 / (1.0 + math.exp(-float(np.clip(flag_logit, -80.0, 80.0))))
 
 
 @dataclass(frozen=True)
@@ -107,7 +103,6 @@ class LandmarkProjector:
         inp = engine.tensor_layout(input_name or inputs[0])
         _, in_h, in_w, _ = inp.phwc4
         self.ctx, self.roi, self.num_points = engine.ctx, roi, c // dims
-        self.input_size = (in_w, in_h)
         n = self.num_points
         self.norm_offset = -(-n * 16 // 256) * 256  # bytes; storage-offset aligned
         source = render(
@@ -123,7 +118,7 @@ class LandmarkProjector:
             require_valid_roi="true" if require_valid_roi else "false",
         )
         dev = self.ctx.device
-        self.pipeline = compute_pipeline(dev, source, "postprocess_landmarks")
+        self.pipeline = compute_pipeline(self.ctx, source, "postprocess_landmarks")
         usage = wgpu.BufferUsage
         self.points = zeros_buffer(
             dev, self.norm_offset + n * 16, usage.STORAGE | usage.VERTEX | usage.COPY_SRC

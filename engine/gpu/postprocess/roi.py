@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.gpu.codegen import render
-from engine.gpu.postprocess._gpu import bind_group, compute_pipeline, dispatch, wgsl_float
+from engine.gpu.device import compute_pipeline
+from engine.gpu.postprocess._gpu import bind_group, dispatch, wgsl_float
 
 ROI_BYTES = 96
 
@@ -152,7 +153,7 @@ class DetectionRoi:
         if options.square_long and options.square_short:
             raise ValueError("square_long and square_short are exclusive")
         self.ctx, self.decoder = decoder.ctx, decoder
-        self.preprocessor, self.options = preprocessor, options
+        self.preprocessor = preprocessor
         target = math.radians(options.target_angle_degrees)
         source = render(
             "postprocess_roi.wgsl",
@@ -169,7 +170,7 @@ class DetectionRoi:
             square=1 if options.square_long else 2 if options.square_short else 0,
         )
         dev = self.ctx.device
-        self.pipeline = compute_pipeline(dev, source, "postprocess_roi")
+        self.pipeline = compute_pipeline(self.ctx, source, "postprocess_roi")
         usage = wgpu.BufferUsage
         self.buffer = dev.create_buffer(
             size=ROI_BYTES,
