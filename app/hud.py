@@ -20,7 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-PLANNERS = ("best", "naive", "greedy", "greedy_by_size", "mincostflow", "arena")
+from app.cli import PLANNER_CHOICES
+
+PLANNERS = PLANNER_CHOICES  # the --planner choices, "best" first
 PLOT_SECONDS = 5.0
 STAGE_ROWS = ("upload", "preprocess", "inference", "postprocess", "render", "hud", "wait")
 
@@ -45,7 +47,6 @@ class Hud:
         self.adapter = adapter
         self.visible = True
         self.actions: list[tuple[str, object]] = []
-        self.frames = 0  # HUD frames drawn: each uploads its vertices, indices and a uniform
         self._t_last = time.perf_counter()
 
     def resize(self, size: tuple[int, int]) -> None:
@@ -82,7 +83,6 @@ class Hud:
         imgui = self.imgui
         imgui.set_current_context(self.context)
         self.backend.render(draw_data, render_pass)
-        self.frames += 1
 
     def _widgets(self, p) -> None:
         imgui = self.imgui

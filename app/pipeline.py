@@ -42,7 +42,6 @@ class FramePipeline:
         self.fence = Fence(self.device)
         self.timeline = Timeline()
         self.frame_readbacks = 0
-        self.tensor_readbacks = 0  # stays 0: nothing on this path maps a tensor buffer
         self._readback = None
 
     # --- controls --------------------------------------------------------------------
@@ -143,7 +142,7 @@ class FramePipeline:
         eng = [e.stats for e in self.effect.engines.values()]
         return {
             "frame_uploads": self.uploader.uploads,
-            "tensor_readbacks": self.tensor_readbacks + sum(s.readbacks for s in eng),
+            "tensor_readbacks": sum(s.readbacks for s in eng),  # engines' run() readbacks
             "engine_uploads": sum(s.uploads for s in eng),
             "timestamp_reads": self.marks.readbacks if self.marks else 0,
             "fence_maps": self.fence.maps,

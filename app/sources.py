@@ -149,7 +149,6 @@ class FrameUploader:
         self.view = self.texture.create_view()
         self._bgra = np.empty((h, w, 4), np.uint8)
         self.uploads = 0
-        self.bytes = 0
 
     def upload(self, bgr: np.ndarray) -> None:
         """BGR frame -> texture (one CPU conversion, one write_texture)."""
@@ -164,4 +163,3 @@ class FrameUploader:
             (w, h, 1),
         )
         self.uploads += 1
-        self.bytes += self._bgra.nbytes

@@ -70,13 +70,6 @@ class StoragePlan:
     textures: PlanStats | None  # None: no texture tensors
 
 
-def plan_memory(
-    graph: Graph, planner: str | None, bytes_per_element: int, alignment: int
-) -> PlanStats:
-    """The buffer plan for all of `graph`'s intermediates (`planner` by name, or the best)."""
-    return plan_storage(graph, frozenset(), planner, None, bytes_per_element, alignment).memory
-
-
 def plan_storage(
     graph: Graph,
     textures: frozenset[int],
