@@ -21,8 +21,8 @@ help:
 	@echo "make test       set everything up, then ruff check, ruff format --check, pytest"
 	@echo "make setup      system packages (mesa-vulkan-drivers, xvfb) via scripts/setup_system.sh"
 	@echo "make venv       $(VENV) with the project installed editable, extras [$(EXTRAS)]"
-	@echo "make models     fetch + checksum the .tflite files (python -m models.fetch)"
-	@echo "make assets     make assets/astronaut.png and assets/sample.mp4"
+	@echo "make models     fetch + checksum the .tflite files (engine-fetch models)"
+	@echo "make assets     make assets/astronaut.png and assets/sample.mp4 (engine-fetch samples)"
 	@echo "make lint       ruff check + ruff format --check"
 	@echo "make format     ruff format + ruff check --fix"
 	@echo "make clean      remove out/ and caches;  make distclean: also $(VENV), models, media"
@@ -44,10 +44,10 @@ $(STAMP): pyproject.toml
 $(VENV): $(STAMP)
 
 models: $(STAMP)
-	$(PY) -m models.fetch
+	$(VENV)/bin/engine-fetch models
 
 assets: $(STAMP)
-	$(PY) -m assets.make_sample
+	$(VENV)/bin/engine-fetch samples
 
 demo: setup $(STAMP) models assets
 	$(PY) -m app.cli --model models/selfie_segmentation.tflite --input assets/sample.mp4 \

@@ -18,9 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from app.face_detection import KEYPOINT_NAMES, Detections, detect_faces, letterbox
-from app.inference import BACKENDS, run_model
 from engine.errors import EngineError
+from engine.reference.oracle import BACKENDS, run_model
+from engine.vision.blazeface import KEYPOINT_NAMES, Detections, detect_faces, letterbox
 
 KEYPOINT_COLORS = [  # BGR, in KEYPOINT_NAMES order
     (255, 0, 0),
@@ -75,7 +75,9 @@ def draw(frame_bgr: np.ndarray, det: Detections) -> np.ndarray:
 
 def run(model: Path, image: Path, output: Path, backend: str = "reference") -> Detections:
     if not model.is_file():
-        raise DemoError(f"model not found: {model} (run `make models` or `python -m models.fetch`)")
+        raise DemoError(
+            f"model not found: {model} (run `make models` or `python -m engine.data.fetch`)"
+        )
     if not image.is_file():
         raise DemoError(f"image not found: {image} (run `make assets`)")
     frame = cv2.imread(str(image), cv2.IMREAD_COLOR)

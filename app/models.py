@@ -95,7 +95,7 @@ def load_model(path: str | Path) -> ModelSpec:
 
 def _manifest_entry(path: Path):
     try:
-        from models.manifest import load_manifest
+        from engine.data.manifest import load_manifest
     except ImportError:
         return None
     for entry in load_manifest().models:

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from app.effects import effect_class
-from app.gpu_sync import SYNC_MODES, Fence, GpuMarks
 from app.sources import Frame, FrameUploader
 from app.stats import FrameRecord, Timeline
+from engine.gpu.sync import SYNC_MODES, Fence, GpuMarks
 
 
 class FramePipeline:

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.data.paths import assets_dir, models_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-MODELS_DIR = ROOT / "models"
-ASSETS_DIR = ROOT / "assets"
+MODELS_DIR = models_dir()
+ASSETS_DIR = assets_dir()
 CORE_MODELS = ("face_detection_short_range", "selfie_segmentation", "face_landmark")
 
 

@@ -34,7 +34,7 @@ def test_make_target_exists(target):
 def test_make_demo_runs_headless_segmentation():
     out = subprocess.run([MAKE, "-n", "-B", "demo"], cwd=ROOT, capture_output=True, text=True)
     assert "scripts/setup_system.sh" in out.stdout
-    assert "-m models.fetch" in out.stdout and "-m assets.make_sample" in out.stdout
+    assert "engine-fetch models" in out.stdout and "engine-fetch samples" in out.stdout
     assert "-m app.cli" in out.stdout and "selfie_segmentation" in out.stdout
     assert "--headless" in out.stdout and "out/demo.mp4" in out.stdout
 
@@ -58,7 +58,7 @@ def test_setup_system_script_dry_run():
 
 
 def test_camera_path_keeps_the_face_in_frame():
-    from assets.make_sample import FACE, FRAMES, SIZE, camera_path
+    from engine.data.samples import FACE, FRAMES, SIZE, camera_path
 
     fx, fy, fs = FACE
     for i in range(FRAMES):
@@ -72,7 +72,7 @@ def test_camera_path_keeps_the_face_in_frame():
 
 
 def test_render_is_deterministic():
-    from assets.make_sample import render_frame
+    from engine.data.samples import render_frame
 
     still = np.random.default_rng(1).integers(0, 255, (512, 512, 3), dtype=np.uint8)
     a, b = render_frame(still, 17), render_frame(still, 17)
@@ -80,9 +80,11 @@ def test_render_is_deterministic():
 
 
 def test_make_sample_small_clip(tmp_path, capsys):
-    from assets import make_sample as ms
+    from engine.data import samples as ms
 
-    wheels = sorted(ms.CACHE_DIR.glob("scikit_image-*.whl")) if ms.CACHE_DIR.is_dir() else []
+    wheels = (
+        sorted(ms.default_cache().glob("scikit_image-*.whl")) if ms.default_cache().is_dir() else []
+    )
     if not wheels:
         pytest.skip("no cached scikit-image wheel in assets/.cache: run `make assets`")
     ms.make(out=tmp_path, frames=6)
@@ -93,7 +95,7 @@ def test_make_sample_small_clip(tmp_path, capsys):
 
 
 def test_sample_clip_if_made():
-    from assets.make_sample import FRAMES, SIZE, count_frames
+    from engine.data.samples import FRAMES, SIZE, count_frames
 
     mp4 = ROOT / "assets" / "sample.mp4"
     if not mp4.is_file():

@@ -110,7 +110,7 @@ class Effect:
     def draw_frame(self, render_pass, frame_view) -> None:
         """The camera frame over the whole target (a full-screen triangle)."""
         if self._blit is None or self._blit[0] is not frame_view:
-            pipeline = render_pipeline(self.device, "app_frame.wgsl", self.target_format)
+            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.target_format)
             group = self.device.create_bind_group(
                 layout=pipeline.get_bind_group_layout(0),
                 entries=[{"binding": 0, "resource": frame_view},

@@ -7,17 +7,17 @@
 - usage: `FaceDetectionEffect(ctx, [spec], (640, 480), "bgra8unorm")`
 
 Steps per frame: pre-process (letterbox into the input, [-1, 1]) -> inference -> post-process
-(engine.gpu.postprocess.SsdDecoder: decode, threshold, weighted NMS into detection records
+(engine.vision.SsdDecoder: decode, threshold, weighted NMS into detection records
 plus DrawIndirect args). The draw is `draw_indirect`: instance i is detection i, 4 box edge
-quads + K keypoint quads (shaders/app_detections.wgsl), count written by the GPU.
+quads + K keypoint quads (shaders/app/detections.wgsl), count written by the GPU.
 """
 
 from __future__ import annotations
 
 from app.effects.base import Effect, buffer_entry, overlay_params, render_pipeline
-from app.face_detection import SsdSpec, letterbox_matrix
-from engine.gpu.postprocess import SsdDecoder
-from engine.gpu.preprocess import Preprocessor
+from engine.vision import SsdDecoder
+from engine.vision.blazeface import SsdSpec, letterbox_matrix
+from engine.vision.preprocess import Preprocessor
 
 
 def ssd_spec(spec) -> SsdSpec:
@@ -59,7 +59,7 @@ class FaceDetectionEffect(Effect):
         self.pre, self.decoder = build_detector(self, spec, vertex_count=6 * (4 + k))
         rec = self.decoder.record
         self.pipeline = render_pipeline(
-            self.device, "app_detections.wgsl", self.target_format, blend=True,
+            self.device, "app/detections.wgsl", self.target_format, blend=True,
             num_keypoints=k, stride=rec.stride, frame_px=rec.frame_px,
         )  # fmt: skip
         self.params = self.device.create_buffer(

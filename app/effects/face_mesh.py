@@ -8,18 +8,18 @@
 Steps per frame, one encoder, nothing read back:
 1. detector pre-process (letterbox) -> detector inference -> SSD decode + NMS;
 2. ROI: the best detection -> MediaPipe's rotated square crop (1.5x, eyes level), written
-   straight into the landmark pre-process's ROI uniform (engine.gpu.postprocess.DetectionRoi);
+   straight into the landmark pre-process's ROI uniform (engine.vision.DetectionRoi);
 3. landmark pre-process (that crop, [0, 1]) -> landmark inference -> projection of the 468
    points to frame pixels plus DrawIndirect args whose instance count is 0 without a face.
-Draw: `draw_indirect` of round point quads (shaders/app_mesh.wgsl) and the ROI outline.
+Draw: `draw_indirect` of round point quads (shaders/app/mesh.wgsl) and the ROI outline.
 """
 
 from __future__ import annotations
 
 from app.effects.base import Effect, overlay_params, render_pipeline
 from app.effects.face_detection import build_detector
-from engine.gpu.postprocess import DetectionRoi, LandmarkProjector
-from engine.gpu.preprocess import Preprocessor
+from engine.vision import DetectionRoi, LandmarkProjector
+from engine.vision.preprocess import Preprocessor
 
 
 class FaceMeshEffect(Effect):
@@ -42,7 +42,7 @@ class FaceMeshEffect(Effect):
             size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
         )
         self.points_pipeline = render_pipeline(
-            dev, "app_mesh.wgsl", self.target_format, blend=True,
+            dev, "app/mesh.wgsl", self.target_format, blend=True,
             buffers=[{"array_stride": 16, "step_mode": "instance",
                       "attributes": [{"format": "float32x4", "offset": 0, "shader_location": 0}]}],
         )  # fmt: skip
@@ -50,7 +50,7 @@ class FaceMeshEffect(Effect):
             layout=self.points_pipeline.get_bind_group_layout(0),
             entries=[{"binding": 0, "resource": {"buffer": self.params, "offset": 0, "size": 16}}],
         )
-        self.roi_pipeline = render_pipeline(dev, "app_roi.wgsl", self.target_format, blend=True)
+        self.roi_pipeline = render_pipeline(dev, "app/roi.wgsl", self.target_format, blend=True)
         self.roi_group = dev.create_bind_group(
             layout=self.roi_pipeline.get_bind_group_layout(0),
             entries=[

@@ -3,7 +3,7 @@
 - input: the frame texture; a [1, H, W, 1] person-probability model (selfie_segmentation)
 - output: one full-screen draw that composites camera and background through the mask
 - options: style (`e` cycles): blur, replace, tint, mask (the mask itself, red)
-- blur: a compute pass (shaders/app_blur.wgsl) blurs the frame into a quarter-size texture,
+- blur: a compute pass (shaders/app/blur.wgsl) blurs the frame into a quarter-size texture,
   the composite samples it; the "postprocess" stage, run only in that style
 - usage: `SegmentationEffect(ctx, [spec], (640, 480), "bgra8unorm")`
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from app.effects.base import Effect, buffer_entry, render_pipeline
 from engine.gpu.codegen import render
-from engine.gpu.preprocess import Preprocessor
+from engine.vision.preprocess import Preprocessor
 
 BLUR_DOWNSCALE = 4  # the blurred background is a quarter of the frame's size
 BLUR_RADIUS_PX = 16.0  # disc radius in frame pixels (then the linear upsampling smooths it)
@@ -56,7 +56,7 @@ class SegmentationEffect(Effect):
         )  # fmt: skip
         self.blurred_view = self.blurred.create_view()
         module = self.device.create_shader_module(
-            code=render("app_blur.wgsl", radius=f"{BLUR_RADIUS_PX!r}"), label="app_blur"
+            code=render("app/blur.wgsl", radius=f"{BLUR_RADIUS_PX!r}"), label="app_blur"
         )
         self.blur_pipeline = self.device.create_compute_pipeline(
             layout="auto", compute={"module": module, "entry_point": "main"}
@@ -84,7 +84,7 @@ class SegmentationEffect(Effect):
         if self.style not in self._pipelines:
             _, mh, mw, _ = self.mask.phwc4
             self._pipelines[self.style] = render_pipeline(
-                self.device, "app_segmentation.wgsl", self.target_format,
+                self.device, "app/segmentation.wgsl", self.target_format,
                 precision=self.precision, mask_w=mw, mask_h=mh, style=self.style,
             )  # fmt: skip
         return self._pipelines[self.style]

@@ -1,6 +1,13 @@
-"""WGSL from templates: jinja2 over shaders/, StrictUndefined so a missing
-variable is an error. The rendered source is the pipeline cache key: same
-source, same pipeline."""
+"""WGSL from templates: jinja2 with StrictUndefined, so a missing variable is an
+error. The rendered source is the pipeline cache key: same source, same pipeline.
+
+Where templates come from (pygfx's scheme): the engine's own are in
+`shaders/engine/` of a source checkout and in the wheel's `engine/shaders/`
+(package resources); another package registers a namespace of its own
+(`register_shaders("app", shader_loader("app", ...))`) and names its templates
+"app/<file>.wgsl". Unprefixed names are the engine's, so any namespace's
+templates can include the engine's macros ("common.wgsl").
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-SHADER_DIR = Path(__file__).resolve().parent.parent.parent / "shaders"
+REPO_ROOT = Path(__file__).resolve().parents[2]  # a source checkout's root (or site-packages)
 
 # Fused activations as WGSL expressions over a vec4 `v` (TFLite semantics).
 # Stable forms: exp of a clamped argument, tanh through exp(-2|x|), so large
@@ -25,10 +32,27 @@ ACTIVATIONS = {
 }
 
 
+def shader_loader(package: str, source_dir: Path) -> jinja2.BaseLoader:
+    """`source_dir` in a source checkout; else the installed package's `shaders/` resources."""
+    if source_dir.is_dir():
+        return jinja2.FileSystemLoader(str(source_dir))
+    return jinja2.PackageLoader(package, "shaders")
+
+
+_namespaces: dict[str, jinja2.BaseLoader] = {}
+
+
+def register_shaders(namespace: str, loader: jinja2.BaseLoader) -> None:
+    """Templates of another package, named "<namespace>/<file>.wgsl"."""
+    _namespaces[namespace] = loader
+    _env.cache_clear()
+
+
 @cache
 def _env() -> jinja2.Environment:
+    engine = shader_loader("engine", REPO_ROOT / "shaders" / "engine")
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(SHADER_DIR)),
+        loader=jinja2.ChoiceLoader([jinja2.PrefixLoader(dict(_namespaces)), engine]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -37,7 +61,7 @@ def _env() -> jinja2.Environment:
 
 
 def render(template: str, **params) -> str:
-    """Render shaders/<template> with `params` (every variable must be given)."""
+    """Render the template with `params` (every variable must be given)."""
     return _env().get_template(template).render(**params)
 
 

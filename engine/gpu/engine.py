@@ -53,9 +53,9 @@ from engine.gpu.storage import (
     write_texels,
 )
 from engine.memory import ArenaPlan
-from engine.memory.layout import phwc4_shape, slices
 from engine.model.importer import load_tflite
 from engine.model.ir import Graph, tensors_read
+from engine.model.layout import phwc4_shape, slices
 from engine.reference import registry as reference_kernels
 from engine.reference.fused import has_extras, run_with_extras
 

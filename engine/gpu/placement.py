@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.memory.layout import texture_extent
 from engine.model.ir import Graph, tensors_read
+from engine.model.layout import texture_extent
 
 KINDS = ("buffer", "texture")
 BOTH = frozenset(KINDS)

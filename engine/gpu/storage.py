@@ -39,8 +39,8 @@ from engine.memory import (
     plan_with,
     usage_records,
 )
-from engine.memory.layout import phwc4_bytes, texture_extent
 from engine.model.ir import Graph
+from engine.model.layout import phwc4_bytes, texture_extent
 
 BUFFER_PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
 TEXTURE_PLANNERS = tuple(TEXTURE_STRATEGIES)

@@ -11,7 +11,6 @@ from engine.memory.arena import DEFAULT_ALIGNMENT, arena
 from engine.memory.check import check_plan
 from engine.memory.greedy import greedy
 from engine.memory.greedy_by_size import greedy_by_size
-from engine.memory.layout import phwc4_bytes, phwc4_shape, texture_extent
 from engine.memory.mincostflow import mincostflow
 from engine.memory.naive import naive, texture_naive
 from engine.memory.plan import ArenaPlan, ObjectPlan, Plan, TexturePlan
@@ -27,6 +26,7 @@ from engine.memory.stats import (
     plan_with,
 )
 from engine.memory.texture import texture_greedy, texture_greedy_by_size
+from engine.model.layout import phwc4_bytes, phwc4_shape, texture_extent
 
 __all__ = [
     "BUFFER_STRATEGIES",

@@ -14,8 +14,8 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.memory.layout import phwc4_bytes, texture_extent
 from engine.model.ir import Graph, tensors_read
+from engine.model.layout import phwc4_bytes, texture_extent
 
 Extent = tuple[int, int, int]
 

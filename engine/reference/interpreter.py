@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from engine.errors import ModelError
-from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph
+from engine.model.layout import phwc4_shape
 from engine.reference import registry
 from engine.reference.fused import has_extras, run_with_extras
 
 
 def same_layout(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-    """Both shapes map to the same PHWC4 shape (see engine/memory/layout.py)."""
+    """Both shapes map to the same PHWC4 shape (see engine/model/layout.py)."""
     return len(a) <= 4 and len(b) <= 4 and phwc4_shape(a) == phwc4_shape(b)
 
 

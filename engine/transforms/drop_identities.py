@@ -10,8 +10,8 @@ Declined: the op's output is a graph output (its name must survive).
 
 from __future__ import annotations
 
-from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph
+from engine.model.layout import phwc4_shape
 from engine.transforms.base import PassResult, drop_op
 
 # Readers that see a tensor only through its PHWC4 layout.

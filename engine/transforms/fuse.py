@@ -17,8 +17,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph
+from engine.model.layout import phwc4_shape
 from engine.transforms.base import PassResult, sole_consumer, with_attrs
 
 # Producers whose GPU kernels apply the epilogue.

@@ -63,7 +63,7 @@ def test_segmentation_mask_iou(precision):
 
 
 def test_face_detection_box_iou():
-    from app.face_detection import iou
+    from engine.vision.blazeface import iou
 
     p, source, view = _pipeline(["face_detection_short_range"], "face-detection")
     for frame in _frames(source, (0, 100, 200, 299)):

@@ -123,8 +123,8 @@ def test_face_detection_same_outputs_under_every_policy(tmp_path, monkeypatch):
 
 
 def test_bench_rows_and_latency(tmp_path):
-    from engine.bench.workgroups import markdown_report, model_latency, signature_rows
     from engine.gpu.workgroups import AdapterKey, TuneCache
+    from engine.tools.bench.workgroups import markdown_report, model_latency, signature_rows
 
     graph = _graphs(np.random.default_rng(3))["depthwise_tiled"]
     engine = Engine(graph, workgroups="table", transforms=False)
@@ -142,7 +142,7 @@ def test_bench_rows_and_latency(tmp_path):
 
 
 def test_bench_cli_workgroups_needs_models(capsys):
-    from engine.bench_cli import main
+    from engine.tools.bench_cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["--workgroups", "--op", "conv3x3"])

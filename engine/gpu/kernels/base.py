@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.memory.layout import phwc4_shape, slices
 from engine.model.ir import Graph, Op
+from engine.model.layout import phwc4_shape, slices
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,7 +61,7 @@ class BuildContext:
     tune_method: str = "descent"
     tune_runs: int = 3
     # When a list: every choice made is appended (kernel, signature, table candidate,
-    # choice, make) for the benchmark (engine/bench/workgroups.py).
+    # choice, make) for the benchmark (engine/tools/bench/workgroups.py).
     choices: list | None = field(default=None, compare=False)
 
     @property
@@ -78,7 +78,7 @@ class BuildContext:
 
 
 def tensor_arg(ctx: BuildContext, name: str, binding: int, tensor: int, access: str) -> dict:
-    """A tensor argument for the macros of shaders/tensor.wgsl (declare, load, store)."""
+    """A tensor argument for the macros of shaders/engine/tensor.wgsl (declare, load, store)."""
     return {
         "name": name,
         "binding": binding,
@@ -125,7 +125,7 @@ class Kernel:
     op_types: tuple[str, ...] = ()
     priority = 100  # lower is tried first
     # Storage kinds its shaders can read tensors from and write its outputs to
-    # ("texture": the template goes through shaders/tensor.wgsl and passes the
+    # ("texture": the template goes through shaders/engine/tensor.wgsl and passes the
     # BuildContext to epilogue.build). engine/gpu/placement.py asks read_kinds /
     # write_kinds per op and tensor; override them for finer choices.
     storage_kinds: tuple[str, ...] = ("buffer",)

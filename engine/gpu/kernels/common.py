@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu.kernels.base import Binding, BuildContext
-from engine.memory.layout import phwc4_shape
+from engine.model.layout import phwc4_shape
 
 # Uniform weights read 3-4x faster than storage on lavapipe, but each extra dispatch
 # costs ~0.1 ms and a small dispatch leaves threads idle. The generic conv caps its
@@ -55,7 +55,7 @@ def part_of(first: int, count: int) -> Binding:
 def weight_bindings(
     packed: np.ndarray, biases: np.ndarray, space: str, base: int, n: int, count: int | None = None
 ) -> tuple[Binding, ...]:
-    """Bindings 2-4 of shaders/weights.wgsl for one dispatch: output slices base..base+n
+    """Bindings 2-4 of shaders/engine/weights.wgsl for one dispatch: output slices base..base+n
     of the packed weights and biases, in `space` ("uniform" or "storage, read"), then,
     when `count` is given (a split layer sharing one pipeline), part_of(base, count)."""
     kind = space.split(",")[0]

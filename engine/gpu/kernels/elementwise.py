@@ -1,11 +1,11 @@
 """Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting, activations, PRELU.
 
-One template (shaders/elementwise.wgsl) for all of them: each invocation writes
+One template (shaders/engine/elementwise.wgsl) for all of them: each invocation writes
 V vec4 of one slice; operands are loaded by index expressions generated here
 (same shape -> the output's own index; broadcast dims -> 0; a C=1 operand
 against C>1 -> lane 0 replicated), the op is one WGSL expression over `a`/`b`,
 then the epilogue, then padded lanes (c >= C) are forced to 0. Tensor operands
-and the output are buffers or textures (shaders/tensor.wgsl): each index comes
+and the output are buffers or textures (shaders/engine/tensor.wgsl): each index comes
 both flat and as texture coordinates.
 Constant operands: a finite scalar is baked in as a literal; anything else is
 packed to PHWC4 at load and bound as a uniform array when it fits (fp32),

@@ -9,7 +9,7 @@ transforms appended in `op.attrs["epilogue"]`: a tuple of steps
 An operand is the output's own shape (indexed like the output), the same
 shape with fewer channels (an add whose channel PAD was folded away: zero
 beyond its slices), or one value per channel ([C], [1,1,C], [1,1,1,C]).
-Tensor operands are read through shaders/tensor.wgsl: buffers, or textures when the
+Tensor operands are read through shaders/engine/tensor.wgsl: buffers, or textures when the
 kernel passes its BuildContext (texture-capable kernels do; the others get buffers,
 which engine/gpu/placement.py guarantees).
 """

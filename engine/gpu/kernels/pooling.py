@@ -1,10 +1,10 @@
 """MAX_POOL_2D, AVERAGE_POOL_2D and MEAN over (H, W) on PHWC4 tensors (buffers or textures).
 
-- Windowed pools (shaders/pool.wgsl): one invocation per output vec4, taps
+- Windowed pools (shaders/engine/pool.wgsl): one invocation per output vec4, taps
   looped in the shader. TFLite semantics: SAME/VALID out-of-bounds taps are
   ignored and the average divides by the in-bounds count; with
   attrs["explicit_padding"] (a merged PAD) the padded taps are zeros that count.
-- Global reductions (shaders/mean.wgsl): MEAN over axes {1, 2} of a 4-D input
+- Global reductions (shaders/engine/mean.wgsl): MEAN over axes {1, 2} of a 4-D input
   and pools whose single window covers the whole input. Large H*W: one work
   group per (batch, slice) sums strided pixels, then a tree in workgroup
   memory; small H*W: one invocation per (batch, slice) loops over the pixels.

@@ -1,4 +1,4 @@
-"""RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR on PHWC4 buffers (shaders/resize.wgsl).
+"""RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR on PHWC4 buffers (shaders/engine/resize.wgsl).
 
 The scale is computed on the host in float32 exactly as TFLite does and baked in
 as a literal that round-trips; the shader derives source indices per output

@@ -2,7 +2,7 @@
 TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH.
 
 Every kernel is a gather over the output, BX neighbouring vec4 per invocation
-(shaders/gather.wgsl and its children; shaders/concat.wgsl), in one of three modes:
+(shaders/engine/gather.wgsl and its children; shaders/engine/concat.wgsl), in one of three modes:
 - copy:  same PHWC4 structure (e.g. a reshape that keeps C), dst[i] = src[i];
 - vec4:  output lanes are the lanes of one input vec4 (channel offsets multiple of 4);
 - lanes: one read per lane, for any other channel mapping.
@@ -31,8 +31,8 @@ from engine.gpu.kernels.base import (
     shape4,
 )
 from engine.gpu.kernels.common import pack_phwc4
-from engine.memory.layout import phwc4_shape
 from engine.model.ir import Graph, Op
+from engine.model.layout import phwc4_shape
 from engine.reference import registry as reference
 
 WG = 64  # invocations per work group, 1-D over the output vec4
@@ -48,7 +48,7 @@ def box(
     size: tuple[int, ...] | None = None,
     bx: int = 1,
 ) -> tuple[dict, tuple[int, int, int]]:
-    """Template parameters (shaders/phwc4_grid.wgsl) and work groups for a box of output
+    """Template parameters (shaders/engine/phwc4_grid.wgsl) and work groups for a box of output
     vec4: b, h, x, slice from `lo` over `size` (default: the whole tensor), `bx`
     neighbouring pixels along x per invocation."""
     b, h, width, s = size or (out.b, out.h, out.w, out.s)

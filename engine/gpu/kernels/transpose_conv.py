@@ -1,6 +1,6 @@
 """TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias on PHWC4 buffers.
 
-Both are one gather kernel (shaders/transpose_conv.wgsl): each output pixel sums the
+Both are one gather kernel (shaders/engine/transpose_conv.wgsl): each output pixel sums the
 input pixels whose taps land on it, so there are no write conflicts and no atomics.
 An invocation computes a BY x BX block of outputs whose size is a multiple of the
 stride: every output of the block then has a fixed stride phase, so its taps and the

@@ -1,0 +1,159 @@
+"""Landmark projection on the GPU: a landmark model's outputs -> points in frame coordinates.
+
+- input: the landmark tensor ([1, 1, 1, N * dims], values in the crop's pixels; face mesh:
+  `conv2d_21`, 468 x (x, y, z)) and the presence logit ([1, 1, 1, 1]; face mesh:
+  `conv2d_31`) in their PHWC4 buffers, read in place; the ROI buffer of a DetectionRoi
+  (frame_from_tensor of the crop the model saw, validity, frame size)
+- output, on the GPU: `points`: N vec4 (x, y, z, 1) in frame pixels (z on the x scale),
+  then from byte `norm_offset` N vec4 (x / frame w, y / frame h, z / frame w, 1);
+  `args`: DrawIndirect (vertex_count, N if present else 0, 0, 0); `status`: f32
+  (sigmoid(flag), present, roi valid, 0); present = sigmoid(flag) > 0.5 (and the ROI valid
+  unless require_valid_roi=False)
+- numpy oracle: `project_landmarks(raw, rect, frame_size, input_size)`, MediaPipe's
+  TensorsToLandmarksCalculator (x / input width, y / input height, z / input width) then
+  LandmarkProjectionCalculator (rotate about the crop centre, scale by the rect, shift)
+- usage:
+    lm = LandmarkProjector(landmark_engine, roi)   # roi: a DetectionRoi
+    ...; landmark_engine.encode(enc); lm.encode(enc)
+    render_pass.set_vertex_buffer(0, lm.points); render_pass.draw_indirect(lm.args, 0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.gpu.codegen import render
+from engine.gpu.device import compute_pipeline
+from engine.vision._gpu import bind_group, dispatch, zeros_buffer
+from engine.vision.roi import Rect
+
+
+def project_landmarks(raw, rect: Rect, frame_size, input_size, dims: int = 3) -> np.ndarray:
+    """[N, dims] landmarks in frame pixels (z scaled like x), float64, from the raw tensor."""
+    fw, fh = (float(v) for v in frame_size)
+    iw, ih = (float(v) for v in input_size)
+    lm = np.asarray(raw, np.float64).reshape(-1, dims)
+    x, y = lm[:, 0] / iw - 0.5, lm[:, 1] / ih - 0.5
+    c, s = math.cos(rect.rotation), math.sin(rect.rotation)
+    out = np.zeros_like(lm)
+    out[:, 0] = ((c * x - s * y) * rect.width + rect.x_center) * fw
+    out[:, 1] = ((s * x + c * y) * rect.height + rect.y_center) * fh
+    if dims > 2:
+        out[:, 2] = lm[:, 2] / iw * rect.width * fw
+    return out
+
+
+@dataclass(frozen=True)
+class GpuLandmarks:
+    """LandmarkProjector's buffers read back (tests and debugging)."""
+
+    points: np.ndarray  # [N, 4] frame pixels
+    normalised: np.ndarray  # [N, 4] frame-normalised
+    presence: float
+    present: bool
+    roi_valid: bool
+    args: np.ndarray  # DrawIndirect (vertex_count, instance_count, 0, 0)
+
+
+def _pick_outputs(engine) -> tuple[str, str]:
+    """(landmarks, flag) among an engine's outputs: the largest and a 1-element one."""
+    g = engine.graph
+    outs = [(g.tensors[t].name, int(np.prod(g.tensors[t].shape))) for t in g.outputs]
+    flags = [n for n, size in outs if size == 1]
+    if not flags:
+        raise ValueError(f"no 1-element presence output among {outs}; pass names=")
+    return max(outs, key=lambda o: o[1])[0], flags[0]
+
+
+class LandmarkProjector:
+    """Landmark tensor + presence flag -> frame-space point vertex buffer + draw args.
+
+    `roi`: a DetectionRoi (or anything with a `buffer` in its 96-byte layout, see
+    shaders/engine/postprocess_roi.wgsl). `names`: (landmarks, flag) outputs of `engine`, default
+    the largest output and the 1-element one. `vertex_count`: vertices per point instance
+    (6: a quad; 1: a point-list primitive).
+    """
+
+    def __init__(
+        self,
+        engine,
+        roi,
+        *,
+        names: tuple[str, str] | None = None,
+        dims: int = 3,
+        threshold: float = 0.5,
+        vertex_count: int = 6,
+        require_valid_roi: bool = True,
+        input_name: str | None = None,
+    ):
+        import wgpu
+
+        lm_name, flag_name = names or _pick_outputs(engine)
+        lm, flag = engine.tensor_layout(lm_name), engine.tensor_layout(flag_name)
+        b, h, w, c = lm.phwc4
+        if b * h * w != 1 or c % dims:
+            raise ValueError(f"landmarks {lm.shape}: expected [1, 1, 1, N * {dims}]")
+        if int(np.prod(flag.shape)) != 1:
+            raise ValueError(f"presence flag {flag.shape}: expected one value")
+        g = engine.graph
+        inputs = [g.tensors[t].name for t in g.inputs]
+        inp = engine.tensor_layout(input_name or inputs[0])
+        _, in_h, in_w, _ = inp.phwc4
+        self.ctx, self.roi, self.num_points = engine.ctx, roi, c // dims
+        n = self.num_points
+        self.norm_offset = -(-n * 16 // 256) * 256  # bytes; storage-offset aligned
+        source = render(
+            "postprocess_landmarks.wgsl",
+            precision=lm.precision,
+            n=n,
+            dims=dims,
+            in_w=f"{float(in_w)!r}",
+            in_h=f"{float(in_h)!r}",
+            norm_offset=self.norm_offset // 16,
+            vertex_count=int(vertex_count),
+            threshold=f"{float(threshold)!r}",
+            require_valid_roi="true" if require_valid_roi else "false",
+        )
+        dev = self.ctx.device
+        self.pipeline = compute_pipeline(self.ctx, source, "postprocess_landmarks")
+        usage = wgpu.BufferUsage
+        self.points = zeros_buffer(
+            dev, self.norm_offset + n * 16, usage.STORAGE | usage.VERTEX | usage.COPY_SRC
+        )
+        self.args = zeros_buffer(dev, 16, usage.STORAGE | usage.INDIRECT | usage.COPY_SRC)
+        self.status = zeros_buffer(dev, 16, usage.STORAGE | usage.COPY_SRC)
+        self.group = bind_group(
+            dev,
+            self.pipeline,
+            [
+                (lm.buffer, lm.offset, lm.size),
+                (flag.buffer, flag.offset, flag.size),
+                (roi.buffer, 0, 96),
+                self.points,
+                self.args,
+                self.status,
+            ],
+        )
+        self.grid = (-(-n // 64), 1, 1)
+
+    def encode(self, encoder) -> None:
+        """Record the projection (one compute pass) into `encoder`."""
+        dispatch(encoder, self.pipeline, self.group, self.grid)
+
+    def read(self) -> GpuLandmarks:
+        """Read the results back (blocks; tests and debugging)."""
+        q = self.ctx.device.queue
+        pts = np.frombuffer(q.read_buffer(self.points), np.float32)
+        n, off = self.num_points, self.norm_offset // 4
+        st = np.frombuffer(q.read_buffer(self.status), np.float32)
+        return GpuLandmarks(
+            points=pts[: n * 4].reshape(n, 4).copy(),
+            normalised=pts[off : off + n * 4].reshape(n, 4).copy(),
+            presence=float(st[0]),
+            present=bool(st[1] > 0.5),
+            roi_valid=bool(st[2] > 0.5),
+            args=np.frombuffer(q.read_buffer(self.args), np.uint32).copy(),
+        )

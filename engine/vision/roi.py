@@ -1,0 +1,212 @@
+"""Region of interest of a landmark model from a detection (MediaPipe's face-mesh ROI).
+
+MediaPipe's face_detection_front_detection_to_roi.pbtxt, written from its definition:
+1. DetectionsToRectsCalculator: the rect around the relative bounding box (centre =
+   xmin + width / 2, ymin + height / 2), rotation = NormalizeRadians(target_angle -
+   atan2(-(y1 - y0), x1 - x0)) with (x0, y0), (x1, y1) the rotation keypoints (0 and 1: the
+   eyes) in pixels (normalised * image size); target angle 0;
+2. RectTransformationCalculator: shift (0 here) along the rotated axes, square_long (both
+   sides = the longer one in pixels), scale 1.5 x 1.5;
+3. ImageToTensorCalculator crops that rotated rect: a normalised crop coordinate (u, v) is
+   the frame pixel centre + R(rotation) ((u - 0.5) width_px, (v - 0.5) height_px),
+   R = [[cos, -sin], [sin, cos]] (y down: a positive rotation turns clockwise on screen).
+
+- numpy oracle: `roi_from_detection(box, keypoints, frame_size) -> Rect` (normalised, as
+  MediaPipe), `rect_matrix(rect, frame_size)` -> 2x3 frame_from_tensor (frame pixels)
+- GPU: `DetectionRoi(decoder, preprocessor=None)`: reads the SsdDecoder's best detection,
+  writes `buffer` (96 bytes, layout in shaders/engine/postprocess_roi.wgsl: frame_from_tensor rows,
+  their inverse, rect, (rotation, valid, frame w, h)) and, when given a Preprocessor,
+  copies the first 32 bytes (frame_from_tensor) into its `roi` uniform: the crop of the next
+  model follows the detection without leaving the GPU.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.gpu.codegen import render
+from engine.gpu.device import compute_pipeline
+from engine.vision._gpu import bind_group, dispatch, wgsl_float
+
+ROI_BYTES = 96
+
+
+@dataclass(frozen=True)
+class RoiOptions:
+    """DetectionsToRects + RectTransformation options (defaults: face mesh from BlazeFace)."""
+
+    start_keypoint: int = 0
+    end_keypoint: int = 1
+    target_angle_degrees: float = 0.0
+    scale_x: float = 1.5
+    scale_y: float = 1.5
+    shift_x: float = 0.0
+    shift_y: float = 0.0
+    square_long: bool = True
+    square_short: bool = False
+
+
+FACE_MESH_ROI = RoiOptions()
+
+
+@dataclass(frozen=True)
+class Rect:
+    """MediaPipe's NormalizedRect: centre and size relative to the frame, rotation in radians
+    (clockwise on screen)."""
+
+    x_center: float
+    y_center: float
+    width: float
+    height: float
+    rotation: float
+
+
+def normalize_radians(angle: float) -> float:
+    """MediaPipe's NormalizeRadians: into [-pi, pi)."""
+    return angle - 2 * math.pi * math.floor((angle - (-math.pi)) / (2 * math.pi))
+
+
+def roi_from_detection(box, keypoints, frame_size, options: RoiOptions = FACE_MESH_ROI) -> Rect:
+    """The ROI of a detection given in normalised frame coords (float64 throughout).
+
+    box: (xmin, ymin, xmax, ymax); keypoints [K, 2]; frame_size (width, height) in pixels.
+    """
+    fw, fh = (float(v) for v in frame_size)
+    xmin, ymin, xmax, ymax = (float(v) for v in box)
+    kps = np.asarray(keypoints, np.float64)
+    # DetectionsToRectsCalculator (relative bounding box -> NormalizedRect)
+    width, height = xmax - xmin, ymax - ymin
+    x_center, y_center = xmin + width / 2, ymin + height / 2
+    x0, y0 = kps[options.start_keypoint] * (fw, fh)
+    x1, y1 = kps[options.end_keypoint] * (fw, fh)
+    target = math.radians(options.target_angle_degrees)
+    rotation = normalize_radians(target - math.atan2(-(y1 - y0), x1 - x0))
+    # RectTransformationCalculator
+    if rotation == 0.0:
+        x_center += width * options.shift_x
+        y_center += height * options.shift_y
+    else:
+        c, s = math.cos(rotation), math.sin(rotation)
+        x_center += (fw * width * options.shift_x * c - fh * height * options.shift_y * s) / fw
+        y_center += (fw * width * options.shift_x * s + fh * height * options.shift_y * c) / fh
+    if options.square_long:
+        side = max(width * fw, height * fh)
+        width, height = side / fw, side / fh
+    elif options.square_short:
+        side = min(width * fw, height * fh)
+        width, height = side / fw, side / fh
+    return Rect(x_center, y_center, width * options.scale_x, height * options.scale_y, rotation)
+
+
+def rect_matrix(rect: Rect, frame_size) -> np.ndarray:
+    """2x3 frame_from_tensor of the crop of `rect`: normalised crop (u, v) -> frame pixels
+    (ImageToTensorCalculator's GetRotatedSubRectToRectTransformMatrix, in pixels)."""
+    fw, fh = (float(v) for v in frame_size)
+    w, h = rect.width * fw, rect.height * fh
+    cx, cy = rect.x_center * fw, rect.y_center * fh
+    c, s = math.cos(rect.rotation), math.sin(rect.rotation)
+    return np.array(
+        [
+            [w * c, -h * s, cx - 0.5 * w * c + 0.5 * h * s],
+            [w * s, h * c, cy - 0.5 * w * s - 0.5 * h * c],
+        ],
+        np.float64,
+    )
+
+
+def invert_affine(m: np.ndarray) -> np.ndarray:
+    """Inverse of a 2x3 affine."""
+    a = np.linalg.inv(np.asarray(m, np.float64)[:, :2])
+    return np.hstack([a, -(a @ np.asarray(m, np.float64)[:, 2])[:, None]])
+
+
+@dataclass(frozen=True)
+class GpuRoi:
+    """`DetectionRoi.buffer` read back (tests and debugging)."""
+
+    frame_from_tensor: np.ndarray  # 2x3
+    tensor_from_frame: np.ndarray  # 2x3
+    centre: np.ndarray  # (x, y) frame pixels
+    size: np.ndarray  # (width, height) frame pixels
+    rotation: float
+    valid: bool
+    frame_size: tuple[float, float]
+
+
+class DetectionRoi:
+    """Best detection of an SsdDecoder -> rotated crop ROI, recorded into a caller's encoder.
+
+    `preprocessor`: an engine.vision.preprocess.Preprocessor whose `roi` uniform receives
+    frame_from_tensor (a 32-byte buffer copy after the dispatch). With no detection in the
+    frame, the previous ROI stays and `valid` (word 21) is 0.
+    """
+
+    def __init__(self, decoder, preprocessor=None, options: RoiOptions = FACE_MESH_ROI):
+        import wgpu
+
+        k = decoder.record.num_keypoints
+        if not (0 <= options.start_keypoint < k and 0 <= options.end_keypoint < k):
+            raise ValueError(f"rotation keypoints out of range for {k} keypoints")
+        if options.square_long and options.square_short:
+            raise ValueError("square_long and square_short are exclusive")
+        self.ctx, self.decoder = decoder.ctx, decoder
+        self.preprocessor = preprocessor
+        target = math.radians(options.target_angle_degrees)
+        source = render(
+            "postprocess_roi.wgsl",
+            frame_px=decoder.record.frame_px,
+            start=options.start_keypoint,
+            end=options.end_keypoint,
+            target=wgsl_float(target),
+            cos_t=wgsl_float(math.cos(target)),
+            sin_t=wgsl_float(math.sin(target)),
+            scale_x=wgsl_float(options.scale_x),
+            scale_y=wgsl_float(options.scale_y),
+            shift_x=wgsl_float(options.shift_x),
+            shift_y=wgsl_float(options.shift_y),
+            square=1 if options.square_long else 2 if options.square_short else 0,
+        )
+        dev = self.ctx.device
+        self.pipeline = compute_pipeline(self.ctx, source, "postprocess_roi")
+        usage = wgpu.BufferUsage
+        self.buffer = dev.create_buffer(
+            size=ROI_BYTES,
+            usage=usage.STORAGE | usage.UNIFORM | usage.COPY_SRC | usage.COPY_DST,
+        )
+        self.group = bind_group(
+            dev,
+            self.pipeline,
+            [decoder.detections, decoder.status, decoder.params, self.buffer],
+        )
+        iw, ih = decoder.spec.input_size
+        self.set(np.array([[iw, 0, 0], [0, ih, 0]], np.float64), (iw, ih), valid=False)
+
+    def set(self, frame_from_tensor: np.ndarray, frame_size, valid: bool = True) -> None:
+        """Write a ROI from the CPU (start-up, tests, a fixed crop)."""
+        m = np.asarray(frame_from_tensor, np.float64).reshape(2, 3)
+        inv = invert_affine(m)
+        data = np.zeros((6, 4), np.float32)
+        data[0:2, :3], data[2:4, :3] = m, inv
+        centre = m @ (0.5, 0.5, 1.0)
+        size = np.hypot(m[0, :2], m[1, :2])  # column lengths
+        data[4] = (*centre, *size)
+        data[5] = (math.atan2(m[1, 0], m[0, 0]), float(valid), *frame_size)
+        self.ctx.device.queue.write_buffer(self.buffer, 0, data)
+        if self.preprocessor is not None:
+            self.preprocessor.set_roi(m)
+
+    def encode(self, encoder) -> None:
+        """Record the ROI dispatch (and the copy into the preprocessor's uniform)."""
+        dispatch(encoder, self.pipeline, self.group, (1, 1, 1))
+        if self.preprocessor is not None:
+            encoder.copy_buffer_to_buffer(self.buffer, 0, self.preprocessor.roi, 0, 32)
+
+    def read(self) -> GpuRoi:
+        """Read the ROI back (blocks; tests and debugging)."""
+        raw = np.frombuffer(self.ctx.device.queue.read_buffer(self.buffer), np.float32)
+        d = raw.reshape(6, 4).astype(np.float64)
+        return GpuRoi(d[0:2, :3], d[2:4, :3], d[4, :2], d[4, 2:], float(d[5, 0]),
+                      bool(d[5, 1] > 0.5), (float(d[5, 2]), float(d[5, 3])))  # fmt: skip

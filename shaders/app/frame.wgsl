@@ -1,0 +1,11 @@
+// The camera frame over the whole render target: one full-screen triangle.
+
+@group(0) @binding(0) var frame: texture_2d<f32>;
+@group(0) @binding(1) var frame_sampler: sampler;
+
+{% include "app/fullscreen.wgsl" %}
+
+@fragment
+fn fs(in: VsOut) -> @location(0) vec4<f32> {
+  return vec4<f32>(textureSampleLevel(frame, frame_sampler, in.uv, 0.0).rgb, 1.0);
+}

@@ -1,0 +1,76 @@
+{% import "epilogue.wgsl" as ep %}
+{% import "weights.wgsl" as weights %}
+{% import "tensor.wgsl" as tensor %}
+{% include "common.wgsl" %}
+// 1x1 convolution (stride 1, no padding) as a matmul over PHWC4 slices
+// (engine/gpu/kernels/conv1x1.py): out[so][p] = bias[so] + sum_si src[si][p] * W[so][si].
+// One invocation: BP consecutive pixels (of the flattened rows*W) x BS output slices.
+// Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
+
+// Input and output: buffers or textures (shaders/engine/tensor.wgsl).
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
+{{ weights.declare(weight_space, "mat4x4", dst_slices * src_slices, dst_slices, shared, 0) }}
+{% if scale_binding is not none %}
+// A fused squeeze-excite gate: the input is scaled per channel before the matmul.
+{{ tensor.declare(scale) }}
+{% endif %}
+{{ ep.declare(steps) }}
+
+const P: u32 = {{ pixels }}u;  // pixels per slice (rows * W), input and output
+const OUT_W: u32 = {{ out_w }}u;
+const SRC_S: u32 = {{ src_slices }}u;
+
+@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let p0 = gid.x * {{ bp }}u;
+  let ls0 = gid.z * {{ bs }}u;  // first slice within this dispatch's weights
+  let base = first_slice();
+  let count = slice_count();
+  if (p0 >= P || ls0 >= count) { return; }
+{% for j in range(bs) %}
+  let sl{{ j }} = min(ls0 + {{ j }}u, {{ dst_slices - 1 }}u);
+{% for k in range(bp) %}
+  var a{{ j }}_{{ k }} = vec4<A>(0.0);
+{% endfor %}
+{% endfor %}
+{% for k in range(bp) %}
+  let q{{ k }} = min(p0 + {{ k }}u, P - 1u);
+{% if src.kind == "texture" %}
+  let qx{{ k }} = q{{ k }} % OUT_W;
+  let qy{{ k }} = q{{ k }} / OUT_W;
+{% endif %}
+{% endfor %}
+  for (var si = 0u; si < SRC_S; si++) {
+{% if scale_binding is not none %}
+    let g = {{ tensor.load(scale, "si", "0u", "0u", "si", "A") }};
+{% endif %}
+{% for k in range(bp) %}
+    let x{{ k }} = {{ tensor.load(src, "si * P + q" ~ k, "qx" ~ k, "qy" ~ k, "si", "A") }}{% if scale_binding is not none %} * g{% endif %};
+{% endfor %}
+{% for j in range(bs) %}
+    {
+      let w = weights[sl{{ j }} * SRC_S + si];
+{% for k in range(bp) %}
+      a{{ j }}_{{ k }} += x{{ k }} * w;
+{% endfor %}
+    }
+{% endfor %}
+  }
+{% for j in range(bs) %}
+  if (ls0 + {{ j }}u < count) {
+    let s = base + ls0 + {{ j }}u;
+    let b = bias[sl{{ j }}];
+{% for k in range(bp) %}
+    if (p0 + {{ k }}u < P) {
+      let p = p0 + {{ k }}u;
+      let row = p / OUT_W;
+      let x = p % OUT_W;
+      var v = vec4<T>(a{{ j }}_{{ k }} + b);
+{{ ep.apply(steps) }}
+      {{ tensor.store(dst, "s * P + p", "x", "row", "s", "v") }}
+    }
+{% endfor %}
+  }
+{% endfor %}
+}

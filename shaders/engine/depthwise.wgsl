@@ -1,0 +1,122 @@
+{% import "epilogue.wgsl" as ep %}
+{% import "weights.wgsl" as weights %}
+{% import "tensor.wgsl" as tensor %}
+{% include "common.wgsl" %}
+// Depthwise convolution over PHWC4 tensors (engine/gpu/kernels/depthwise.py), buffers
+// or textures (shaders/engine/tensor.wgsl).
+// Weights: one vec4 per (dst slice, ky, kx), lanes = output channels.
+// tiled:   one invocation = a BY x BX block of output pixels of one slice; the block's
+//          input footprint is loaded once (clamped address, zero outside), taps unrolled.
+// generic: one invocation = one output pixel of one slice; multiplier M > 1 gathers
+//          input channel o / M for each output lane o.
+
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
+{{ weights.declare(weight_space, "vec4", weight_count, dst_slices, shared, slice_base) }}
+{{ ep.declare(steps) }}
+
+{{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
+const KK: u32 = {{ kh * kw }}u;
+
+{% if tiled %}
+@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let x0 = gid.x * {{ bx }}u;
+  let ls = gid.z;
+  if (x0 >= OUT_W || gid.y >= {{ batch * tiles_y }}u || ls >= slice_count()) { return; }
+  let batch = gid.y / {{ tiles_y }}u;
+  let oy0 = (gid.y % {{ tiles_y }}u) * {{ by }}u;
+  let s = ls + first_slice();
+{% if src.kind == "buffer" %}
+  let plane = s * IN_PLANE + batch * u32(IN_H * IN_W);
+{% else %}
+  let in_base = batch * u32(IN_H);
+{% endif %}
+  let ix0 = i32(x0) * {{ stride_w }} - {{ pad_left }};
+  let iy0 = i32(oy0) * {{ stride_h }} - {{ pad_top }};
+  let wb = ls * KK;
+{% for t in range(kh * kw) %}
+  let w{{ t }} = weights[wb + {{ t }}u];
+{% endfor %}
+{% for oy in range(by) %}{% for ox in range(bx) %}
+  var a{{ oy }}_{{ ox }} = vec4<A>(0.0);
+{% endfor %}{% endfor %}
+{% for c in range(foot_w) %}
+  let cx{{ c }} = ix0 + {{ c }};
+  let vx{{ c }} = cx{{ c }} >= 0 && cx{{ c }} < IN_W;
+  let px{{ c }} = u32(clamp(cx{{ c }}, 0, IN_W - 1));
+{% endfor %}
+{% for taps in plan %}
+  {
+    let cy = iy0 + {{ loop.index0 }};
+    let vy = cy >= 0 && cy < IN_H;
+{% if src.kind == "buffer" %}
+    let py = plane + u32(clamp(cy, 0, IN_H - 1) * IN_W);
+{% else %}
+    let ty = in_base + u32(clamp(cy, 0, IN_H - 1));
+{% endif %}
+{% set used = taps | map(attribute=1) | unique | list %}
+{% for c in used %}
+    let v{{ c }} = select(vec4<A>(0.0), {{ tensor.load(src, "py + px" ~ c, "px" ~ c, "ty", "s", "A") }}, vy && vx{{ c }});
+{% endfor %}
+{% for acc, c, t in taps %}
+    {{ acc }} += v{{ c }} * w{{ t }};
+{% endfor %}
+  }
+{% endfor %}
+  let b = bias[ls];
+{% for oy in range(by) %}{% for ox in range(bx) %}
+  {
+    let x = x0 + {{ ox }}u;
+    let y = oy0 + {{ oy }}u;
+    if (x < OUT_W && y < OUT_H) {
+      let row = batch * OUT_H + y;
+      var v = vec4<T>(a{{ oy }}_{{ ox }} + b);
+{{ ep.apply(steps) }}
+      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
+    }
+  }
+{% endfor %}{% endfor %}
+}
+{% else %}
+
+fn load(s: u32, in_row: u32, ix: u32) -> vec4<A> {
+  let pix = in_row * u32(IN_W) + ix;
+{% if mult == 1 %}
+  return {{ tensor.load(src, "s * IN_PLANE + pix", "ix", "in_row", "s", "A") }};
+{% else %}
+  var r: vec4<A>;
+  for (var j = 0u; j < 4u; j++) {
+    let ic = min((s * 4u + j) / {{ mult }}u, {{ in_c - 1 }}u);
+    r[j] = {{ tensor.load(src, "(ic / 4u) * IN_PLANE + pix", "ix", "in_row", "ic / 4u", "A") }}[ic % 4u];
+  }
+  return r;
+{% endif %}
+}
+
+@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let x = gid.x;
+  let row = gid.y;
+  let ls = gid.z;
+  if (x >= OUT_W || row >= OUT_ROWS || ls >= slice_count()) { return; }
+  let s = ls + first_slice();
+  let batch = row / OUT_H;
+  let oy = i32(row % OUT_H);
+  let ix0 = i32(x) * {{ stride_w }} - {{ pad_left }};
+  var acc = vec4<A>(0.0);
+  for (var ky = 0; ky < {{ kh }}; ky++) {
+    let iy = oy * {{ stride_h }} - {{ pad_top }} + ky * {{ dil_h }};
+    if (iy < 0 || iy >= IN_H) { continue; }
+    let in_row = batch * u32(IN_H) + u32(iy);
+    for (var kx = 0; kx < {{ kw }}; kx++) {
+      let ix = ix0 + kx * {{ dil_w }};
+      if (ix < 0 || ix >= IN_W) { continue; }
+      acc += load(s, in_row, u32(ix)) * weights[ls * KK + u32(ky * {{ kw }} + kx)];
+    }
+  }
+  var v = vec4<T>(acc + bias[ls]);
+{{ ep.apply(steps) }}
+  {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
+}
+{% endif %}

@@ -1,0 +1,44 @@
+{% import "epilogue.wgsl" as ep %}
+{% import "tensor.wgsl" as tensor %}
+{% include "common.wgsl" %}
+// Element-wise op over PHWC4 tensors (binary with broadcasting, activations, PReLU).
+// Grid: x covers the pixels of one slice (V vec4 per invocation, strided by the
+// work group so neighbouring invocations touch neighbouring vec4), y = slice.
+// Operand loads are index expressions built by engine/gpu/kernels/elementwise.py;
+// tensors are buffers or textures (shaders/engine/tensor.wgsl).
+
+{{ tensor.declare(dst) }}
+{% for o in operands %}
+{% if o.t %}
+{{ tensor.declare(o.t) }}
+{% elif o.decl %}
+{{ o.decl }}
+{% endif %}
+{% endfor %}
+{{ ep.declare(steps) }}
+
+const PLANE: u32 = {{ plane }}u;  // rows * W
+
+@compute @workgroup_size({{ wg }})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let s = wid.y;
+  for (var k = 0u; k < {{ v }}u; k++) {
+    let p = (wid.x * {{ v }}u + k) * {{ wg }}u + lid.x;
+    if (p >= PLANE) { return; }
+    let i = s * PLANE + p;
+    let row = p / {{ w }}u;
+    let x = p % {{ w }}u;
+    let bi = row / {{ h }}u;
+    let y = row % {{ h }}u;
+{% for o in operands %}
+{% set load = tensor.load(o.t, o.index, o.x, o.row, o.s) if o.t else o.load %}
+    let {{ o.var }} = {% if o.lane0 %}vec4<T>({{ load }}.x){% else %}{{ load }}{% endif %};
+{% endfor %}
+    var v = {{ expr }};
+{{ ep.apply(steps) }}
+{% if mask %}
+    if (s == {{ slices - 1 }}u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
+{% endif %}
+    {{ tensor.store(dst, "i", "x", "row", "s", "v") }}
+  }
+}
