@@ -23,7 +23,7 @@ help:
 	@echo "make venv       $(VENV) with the project installed editable, extras [$(EXTRAS)]"
 	@echo "make models     fetch + checksum the .tflite files (engine-fetch models)"
 	@echo "make assets     make assets/astronaut.png and assets/sample.mp4 (engine-fetch samples)"
-	@echo "make lint       ruff check + ruff format --check"
+	@echo "make lint       ruff check + ruff format --check + import-linter layer contracts"
 	@echo "make format     ruff format + ruff check --fix"
 	@echo "make clean      remove out/ and caches;  make distclean: also $(VENV), models, media"
 
@@ -61,6 +61,7 @@ demo-still: setup $(STAMP) models assets
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

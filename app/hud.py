@@ -20,9 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.cli import PLANNER_CHOICES
+from engine.memory.registry import PLANNERS
 
-PLANNERS = PLANNER_CHOICES  # the --planner choices, "best" first
 PLOT_SECONDS = 5.0
 STAGE_ROWS = ("upload", "preprocess", "inference", "postprocess", "render", "hud", "wait")
 
@@ -140,7 +139,7 @@ class Hud:
         current = p.effect.planner or "best"
         imgui.set_next_item_width(140)
         if imgui.begin_combo("planner", current):
-            for name in PLANNERS:
+            for name in ("best", *planner_choices(eff.engines.values())):
                 clicked, _ = imgui.selectable(name, name == current)
                 if clicked and name != current:
                     self.actions.append(("planner", None if name == "best" else name))
@@ -151,3 +150,10 @@ class Hud:
                    f"{t['tensor_readbacks'] / n:.0f} tensor readbacks")  # fmt: skip
         imgui.text_disabled("q/Esc quit  s sync  h HUD  e style")
         imgui.end()
+
+
+def planner_choices(engines) -> list[str]:
+    """The planners that plan every storage kind these engines use (the registry says which
+    kinds each plans): a switch that cannot apply is not offered."""
+    kinds = {e.storage for e in engines}
+    return [name for name, p in PLANNERS.items() if kinds <= set(p.kinds)]

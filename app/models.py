@@ -16,19 +16,14 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.effects import EFFECTS
 from app.errors import AppError
 
-EFFECTS = ("segmentation", "face-detection", "face-mesh")
 # role -> (value range, fit) when the manifest does not know the file (MediaPipe's defaults)
 ROLE_DEFAULTS = {
     "segmentation": ((0.0, 1.0), "stretch"),
     "detection": ((-1.0, 1.0), "letterbox"),
     "landmarks": ((0.0, 1.0), "roi"),
-}
-NEEDS = {
-    "segmentation": ("segmentation",),
-    "face-detection": ("detection",),
-    "face-mesh": ("detection", "landmarks"),
 }
 
 
@@ -109,8 +104,8 @@ def choose_effect(specs: list[ModelSpec], requested: str = "auto") -> str:
     roles = {s.role for s in specs}
     desc = ", ".join(f"{s.path.name} {list(s.outputs.values())}" for s in specs)
     if requested == "auto":
-        for effect in ("face-mesh", "segmentation", "face-detection"):
-            if set(NEEDS[effect]) <= roles and (effect != "segmentation" or len(specs) == 1):
+        for effect, info in EFFECTS.items():  # the one that uses every model given
+            if set(info.needs) == roles and len(info.needs) == len(specs):
                 return effect
         if roles == {"landmarks"}:
             raise AppError(
@@ -121,7 +116,7 @@ def choose_effect(specs: list[ModelSpec], requested: str = "auto") -> str:
             f"no effect fits the model outputs ({desc}); choose one with --effect "
             f"{{{','.join(EFFECTS)}}} and a model that has its outputs"
         )
-    missing = [r for r in NEEDS[requested] if r not in roles]
+    missing = [r for r in EFFECTS[requested].needs if r not in roles]
     if missing:
         raise AppError(f"--effect {requested} needs a {' and a '.join(missing)} model; got {desc}")
     return requested

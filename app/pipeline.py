@@ -23,20 +23,21 @@ import numpy as np
 from app.effects import effect_class
 from app.sources import Frame, FrameUploader
 from app.stats import FrameRecord, Timeline
-from engine.gpu.sync import SYNC_MODES, Fence, GpuMarks
+from engine.gpu.sync import SYNC_MODES, Fence
+from engine.gpu.timestamps import GpuMarks
 
 
 class FramePipeline:
     def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
                  *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
-                 gpu_timing: bool = True):  # fmt: skip
+                 storage: str = "auto", gpu_timing: bool = True):  # fmt: skip
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
         self.uploader = FrameUploader(self.device, frame_size)
         self.effect = effect_class(effect)(
-            ctx, specs, frame_size, target_format, precision, planner
+            ctx, specs, frame_size, target_format, precision, planner, storage
         )
         self.marks = GpuMarks(self.device) if gpu_timing and ctx.has_timestamps else None
         self.fence = Fence(self.device)
@@ -161,3 +162,15 @@ class FramePipeline:
                            "objects": int(m.objects)},
             })  # fmt: skip
         return out
+
+
+def make_pipeline(args, ctx, specs, effect: str, size, target_format: str) -> FramePipeline:
+    """The pipeline ar-demo's options ask for (app/options.py), at the --style asked."""
+    pipeline = FramePipeline(
+        ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
+        planner=None if args.planner == "best" else args.planner, storage=args.storage,
+    )  # fmt: skip
+    if args.style:
+        while pipeline.effect.style_name != args.style:
+            pipeline.effect.cycle_style()
+    return pipeline

@@ -21,9 +21,9 @@ SURFACE_FORMAT = "bgra8unorm"  # not -srgb: the camera bytes are already sRGB-en
 def run_window(args, ctx, specs, effect: str, source, hud_on: bool, info: dict) -> int:
     from rendercanvas.glfw import RenderCanvas, loop
 
-    from app.cli import make_pipeline
     from app.errors import AppError
     from app.hud import Hud
+    from app.pipeline import make_pipeline
 
     try:
         canvas = RenderCanvas(size=source.size, title=f"ar-demo: {effect}",

@@ -14,6 +14,15 @@ ASSETS_DIR = assets_dir()
 CORE_MODELS = ("face_detection_short_range", "selfie_segmentation", "face_landmark")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_settings():
+    """Each test sees the environment as it is (engine/config.py reads it once)."""
+    from engine import config
+
+    yield
+    config.reload()
+
+
 def fetched_models() -> list[Path]:
     """Every .tflite the fetch step put in models/ (sorted, stable test ids)."""
     return sorted(MODELS_DIR.glob("*.tflite"))

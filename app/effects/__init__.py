@@ -1,20 +1,61 @@
-"""Effects by name; each module holds one (see base.py for what an effect does)."""
+"""The effect registry: every effect, once, with the model roles it needs and its styles.
+
+The CLI's --effect and --style choices, the automatic choice from the models
+(app/models.py) and the pipeline read this; each effect's module holds its class (see
+base.py for what an effect does) and is imported on demand (its shaders compile late).
+Adding an effect: its module, one line below, a test.
+"""
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EffectInfo:
+    name: str
+    module: str  # the module under app/effects holding the Effect subclass
+    cls: str
+    needs: tuple[str, ...]  # model roles (app/models.py model_role), in --model order
+    styles: tuple[str, ...]  # the e key cycles through them; the first is the default
+
+
+EFFECTS: dict[str, EffectInfo] = {
+    e.name: e
+    for e in (
+        EffectInfo(
+            "face-mesh",
+            "face_mesh",
+            "FaceMeshEffect",
+            ("detection", "landmarks"),
+            ("points+roi", "points"),
+        ),
+        EffectInfo(
+            "segmentation",
+            "segmentation",
+            "SegmentationEffect",
+            ("segmentation",),
+            ("blur", "replace", "tint", "mask"),
+        ),
+        EffectInfo(
+            "face-detection",
+            "face_detection",
+            "FaceDetectionEffect",
+            ("detection",),
+            ("box+keypoints", "keypoints", "box"),
+        ),
+    )
+}  # fmt: skip  (order: the automatic choice tries them in this order)
+
+
+def effect_info(name: str) -> EffectInfo:
+    if name not in EFFECTS:
+        raise ValueError(f"unknown effect {name!r}; known: {', '.join(EFFECTS)}")
+    return EFFECTS[name]
+
 
 def effect_class(name: str):
-    """The Effect subclass for an effect name (imported on demand: shaders compile late)."""
-    if name == "segmentation":
-        from app.effects.segmentation import SegmentationEffect
-
-        return SegmentationEffect
-    if name == "face-detection":
-        from app.effects.face_detection import FaceDetectionEffect
-
-        return FaceDetectionEffect
-    if name == "face-mesh":
-        from app.effects.face_mesh import FaceMeshEffect
-
-        return FaceMeshEffect
-    raise ValueError(f"unknown effect {name!r}")
+    """The Effect subclass for an effect name (imported on demand)."""
+    info = effect_info(name)
+    return getattr(importlib.import_module(f"{__name__}.{info.module}"), info.cls)

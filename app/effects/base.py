@@ -11,11 +11,14 @@ Nothing here reads a tensor back: overlays bind the engine's output buffers dire
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.models import ModelSpec
 from engine.gpu.codegen import render
+
+if TYPE_CHECKING:
+    from app.models import ModelSpec
 
 Step = tuple[str, Callable[[object], None]]
 
@@ -63,10 +66,11 @@ class Effect:
     styles: tuple[str, ...] = ("default",)
 
     def __init__(self, ctx, specs: list[ModelSpec], frame_size: tuple[int, int],
-                 target_format: str, precision: str = "fp32", planner: str | None = None):  # fmt: skip
+                 target_format: str, precision: str = "fp32", planner: str | None = None,
+                 storage: str = "auto"):  # fmt: skip
         self.ctx, self.device = ctx, ctx.device
         self.specs, self.frame_size, self.target_format = specs, frame_size, target_format
-        self.precision, self.planner = precision, planner
+        self.precision, self.planner, self.storage = precision, planner, storage
         self.style = 0
         self.engines: dict[str, object] = {}
         self.sampler = self.device.create_sampler(mag_filter="linear", min_filter="linear")
@@ -80,7 +84,13 @@ class Effect:
 
         self.planner = planner
         self.engines = {
-            s.role: Engine(s.graph, context=self.ctx, precision=self.precision, planner=planner)
+            s.role: Engine(
+                s.graph,
+                context=self.ctx,
+                precision=self.precision,
+                planner=planner,
+                storage=self.storage,
+            )
             for s in self.specs
         }
         self.build()

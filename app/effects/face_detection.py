@@ -14,6 +14,7 @@ quads + K keypoint quads (shaders/app/detections.wgsl), count written by the GPU
 
 from __future__ import annotations
 
+from app.effects import EFFECTS
 from app.effects.base import Effect, buffer_entry, overlay_params, render_pipeline
 from engine.vision import SsdDecoder
 from engine.vision.blazeface import SsdSpec, letterbox_matrix
@@ -49,7 +50,7 @@ def _ssd_outputs(spec) -> tuple[str, str]:
 
 class FaceDetectionEffect(Effect):
     name = "face-detection"
-    styles = ("box+keypoints", "keypoints", "box")
+    styles = EFFECTS["face-detection"].styles
 
     def build(self) -> None:
         import wgpu

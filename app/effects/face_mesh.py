@@ -16,6 +16,7 @@ Draw: `draw_indirect` of round point quads (shaders/app/mesh.wgsl) and the ROI o
 
 from __future__ import annotations
 
+from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
 from app.effects.face_detection import build_detector
 from engine.vision import DetectionRoi, LandmarkProjector
@@ -24,7 +25,7 @@ from engine.vision.preprocess import Preprocessor
 
 class FaceMeshEffect(Effect):
     name = "face-mesh"
-    styles = ("points+roi", "points")
+    styles = EFFECTS["face-mesh"].styles
 
     def build(self) -> None:
         import wgpu

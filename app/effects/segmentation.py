@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.effects import EFFECTS
 from app.effects.base import Effect, buffer_entry, render_pipeline
 from engine.gpu.codegen import render
 from engine.vision.preprocess import Preprocessor
@@ -27,7 +28,7 @@ BLUR_RADIUS_PX = 16.0  # disc radius in frame pixels (then the linear upsampling
 
 class SegmentationEffect(Effect):
     name = "segmentation"
-    styles = ("blur", "replace", "tint", "mask")
+    styles = EFFECTS["segmentation"].styles
 
     def build(self) -> None:
         import wgpu

@@ -14,6 +14,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
+from engine.config import settings
 from engine.errors import DeviceError
 
 INSTALL_HINT = (
@@ -98,7 +99,7 @@ class GpuContext:
                 features=frozenset(device.features),
                 limits=dict(device.limits),
             )
-        chosen = pick_adapter(adapter or os.environ.get("ENGINE_ADAPTER") or None)
+        chosen = pick_adapter(adapter or settings().adapter)
         wanted = [f for f in OPTIONAL_FEATURES if f in chosen.features]
         limits = {
             k: chosen.limits[k]
@@ -169,7 +170,7 @@ def compute_pipeline(ctx: GpuContext, source: str, label: str):
 
 def shared_context(adapter: str | None = None) -> GpuContext:
     """One context per adapter choice per process, shared by engines and the app."""
-    key = adapter or os.environ.get("ENGINE_ADAPTER") or None
+    key = adapter or settings().adapter
     if key not in _shared:
         _shared[key] = GpuContext.create(adapter)
     return _shared[key]

@@ -7,9 +7,8 @@ Two storage kinds (engine/gpu/placement.py decides which tensor gets which):
   `View` (buffer, offset, size) that bind groups use. The arena is cleared once
   at creation: wgpu tracks lazy zero-initialisation per range, and shader writes
   into never-initialised ranges at non-zero offsets were seen lost.
-- textures: intermediates placed in textures follow a texture plan
-  (engine/memory texture_naive / texture_greedy / texture_greedy_by_size, by
-  default the smallest): one 2-D array texture per shared object, extent the
+- textures: intermediates placed in textures follow a texture plan (the texture
+  strategy of a planner in engine/memory/registry.py, by default the smallest): one 2-D array texture per shared object, extent the
   max of its tensors' (W, B*H, slices), format rgba32float (fp32) or
   rgba16float (fp16); every texture tensor is a `TextureView` (the object, its
   2d-array view, the tensor's own extent). Textures are zero-filled at creation.
@@ -29,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.memory import (
-    TEXTURE_STRATEGIES,
     ArenaPlan,
     ObjectPlan,
     PlanStats,
@@ -39,12 +37,10 @@ from engine.memory import (
     plan_with,
     usage_records,
 )
+from engine.memory import planner as registry_planner
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_bytes, texture_extent
-
-BUFFER_PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
-TEXTURE_PLANNERS = tuple(TEXTURE_STRATEGIES)
-TEXTURE_FORMATS = {"fp32": "rgba32float", "fp16": "rgba16float"}
+from engine.precision import Precision
 
 
 @dataclass(frozen=True)
@@ -78,29 +74,19 @@ def plan_storage(
     bytes_per_element: int,
     alignment: int,
 ) -> StoragePlan:
-    """Plans for the buffer intermediates and for the `textures` ones (see the docstring)."""
-    if planner is not None and planner not in BUFFER_PLANNERS:
-        raise ValueError(
-            f"planner must be one of {BUFFER_PLANNERS} (or None for the best), not {planner!r}"
-        )
-    if texture_planner is not None and texture_planner not in TEXTURE_PLANNERS:
-        raise ValueError(
-            f"texture_planner must be one of {TEXTURE_PLANNERS} (or None for the best), "
-            f"not {texture_planner!r}"
-        )
+    """Plans for the buffer intermediates and for the `textures` ones (see the docstring).
+
+    `planner`: a registry name (engine/memory/registry.py) that plans both kinds, each with
+    its own strategy; None: the smallest plan of each kind. `texture_planner` overrides the
+    texture plan (a planner name, or its strategy name "texture_<name>")."""
     records = usage_records(graph, bytes_per_element=bytes_per_element)
     in_buffers = [r for r in records if r.tensor not in textures]
     in_textures = [r for r in records if r.tensor in textures]
-    if planner is None:
-        buffers = best_plan(in_buffers, alignment=alignment)
-    else:
-        buffers = plan_with(planner, in_buffers, alignment=alignment)
+    buffers = _plan_kind(in_buffers, "buffer", planner, alignment, "planner")
     if not in_textures:
         return StoragePlan(buffers, buffers, None)
-    if texture_planner is None:
-        texture = best_plan(in_textures, storage="texture")
-    else:
-        texture = plan_with(texture_planner, in_textures)
+    option = "texture_planner" if texture_planner is not None else "planner"
+    texture = _plan_kind(in_textures, "texture", texture_planner or planner, alignment, option)
     bound = lower_bound(records)
     total = buffers.total_bytes + texture.total_bytes
     memory = PlanStats(
@@ -116,8 +102,21 @@ def plan_storage(
     return StoragePlan(memory, buffers, texture)
 
 
+def _plan_kind(records, kind: str, name: str | None, alignment: int, option: str) -> PlanStats:
+    """The plan of one storage kind by planner `name` (None: the smallest)."""
+    if name is None:
+        return best_plan(records, alignment=alignment, storage=kind)
+    if kind == "texture" and name.startswith("texture_"):
+        name = name.removeprefix("texture_")
+    try:
+        found = registry_planner(name, kind)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+    return plan_with(found.strategy_name(kind), records, alignment=alignment)
+
+
 def allocate_textures(
-    device, graph: Graph, stats: PlanStats, precision: str
+    device, graph: Graph, stats: PlanStats, precision: Precision
 ) -> dict[int, TextureView]:
     """The texture objects of a texture plan, zero-filled; a TextureView per tensor."""
     import wgpu
@@ -130,7 +129,7 @@ def allocate_textures(
         | wgpu.TextureUsage.COPY_SRC
         | wgpu.TextureUsage.COPY_DST
     )
-    fmt = TEXTURE_FORMATS[precision]
+    fmt = precision.texture_format
     objects = []
     for i, extent in enumerate(plan.extents):
         tex = device.create_texture(
@@ -144,11 +143,10 @@ def allocate_textures(
     }
 
 
-def fill_texture(device, texture, value: float, precision: str) -> None:
+def fill_texture(device, texture, value: float, precision: Precision) -> None:
     """Every texel of every layer of `texture` set to `value` (all four lanes)."""
     w, h, layers = texture.size
-    dt = np.float16 if precision == "fp16" else np.float32
-    data = np.full((layers, h, w, 4), value, dt)
+    data = np.full((layers, h, w, 4), value, precision.dtype)
     write_texels(device, texture, data)
 
 

@@ -4,7 +4,8 @@
     stats = best_plan(records)          # PlanStats; stats.plan is the plan to allocate
     print(format_table(plan_all(records)))
 
-Pure Python, no GPU. See docs/memory.md for the strategies and the contract.
+Pure Python, no GPU. The planners are listed once, in registry.py. See docs/memory.md
+for the strategies and the contract.
 """
 
 from engine.memory.arena import DEFAULT_ALIGNMENT, arena
@@ -15,6 +16,7 @@ from engine.memory.mincostflow import mincostflow
 from engine.memory.naive import naive, texture_naive
 from engine.memory.plan import ArenaPlan, ObjectPlan, Plan, TexturePlan
 from engine.memory.records import TensorUsage, lower_bound, naive_bytes, usage_records
+from engine.memory.registry import PLANNERS, Planner, planner, planners_for
 from engine.memory.stats import (
     BUFFER_STRATEGIES,
     STRATEGIES,
@@ -26,10 +28,10 @@ from engine.memory.stats import (
     plan_with,
 )
 from engine.memory.texture import texture_greedy, texture_greedy_by_size
-from engine.model.layout import phwc4_bytes, phwc4_shape, texture_extent
 
 __all__ = [
     "BUFFER_STRATEGIES",
+    "PLANNERS",
     "DEFAULT_ALIGNMENT",
     "STRATEGIES",
     "TEXTURE_STRATEGIES",
@@ -37,6 +39,7 @@ __all__ = [
     "ObjectPlan",
     "Plan",
     "PlanStats",
+    "Planner",
     "TensorUsage",
     "TexturePlan",
     "arena",
@@ -49,11 +52,10 @@ __all__ = [
     "mincostflow",
     "naive",
     "naive_bytes",
-    "phwc4_bytes",
-    "phwc4_shape",
     "plan_with",
     "plan_all",
-    "texture_extent",
+    "planner",
+    "planners_for",
     "texture_greedy",
     "texture_greedy_by_size",
     "texture_naive",

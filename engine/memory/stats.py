@@ -1,37 +1,20 @@
-"""Strategy registry, per-plan stats, the best plan and the table for `engine-inspect --memory`."""
+"""Per-plan stats, the best plan and the table for `engine-inspect --memory`."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
-from engine.memory.arena import DEFAULT_ALIGNMENT, arena
-from engine.memory.greedy import greedy
-from engine.memory.greedy_by_size import greedy_by_size
-from engine.memory.mincostflow import mincostflow
-from engine.memory.naive import naive, texture_naive
+from engine.memory.arena import DEFAULT_ALIGNMENT
 from engine.memory.plan import Plan
 from engine.memory.records import TensorUsage, lower_bound, naive_bytes
-from engine.memory.texture import texture_greedy, texture_greedy_by_size
+from engine.memory.registry import strategies
 
-Strategy = Callable[[Sequence[TensorUsage], int], Plan]  # (records, alignment) -> plan
-
-# Shared storage buffers (object strategies and the arena).
-BUFFER_STRATEGIES: dict[str, Strategy] = {
-    "naive": lambda records, alignment: naive(records),
-    "greedy": lambda records, alignment: greedy(records),
-    "greedy_by_size": lambda records, alignment: greedy_by_size(records),
-    "mincostflow": lambda records, alignment: mincostflow(records),
-    "arena": lambda records, alignment: arena(records, alignment),
-}
-# Shared 2-D array textures (need TensorUsage.extent).
-TEXTURE_STRATEGIES: dict[str, Strategy] = {
-    "texture_naive": lambda records, alignment: texture_naive(records),
-    "texture_greedy": lambda records, alignment: texture_greedy(records),
-    "texture_greedy_by_size": lambda records, alignment: texture_greedy_by_size(records),
-}
-STRATEGIES: dict[str, Strategy] = {**BUFFER_STRATEGIES, **TEXTURE_STRATEGIES}
+# Strategy tables, by storage kind, derived from the planner registry (registry.py).
+BUFFER_STRATEGIES = strategies("buffer")
+TEXTURE_STRATEGIES = strategies("texture")  # records need TensorUsage.extent
+STRATEGIES = {**BUFFER_STRATEGIES, **TEXTURE_STRATEGIES}
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ Float inputs arrive already in the interpreter's compute dtype; kernels keep it.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 import numpy as np
@@ -44,16 +45,15 @@ def supported_ops() -> set[str]:
     return set(_KERNELS)
 
 
+# The modules holding kernels: importing one runs its @register decorators. Loaded by name
+# (a plugin list, as engine/gpu/kernels does) so the families depend on the registry and
+# not the other way round.
+FAMILIES = ("conv", "elementwise", "pooling", "resize", "shape", "softmax")
+
+
 def _load_families() -> None:
-    # Importing the family modules runs their @register decorators.
-    from engine.reference import (  # noqa: F401
-        conv,
-        elementwise,
-        pooling,
-        resize,
-        shape,
-        softmax,
-    )
+    for name in FAMILIES:
+        importlib.import_module(f"engine.reference.{name}")
 
 
 # Shared helpers for kernels --------------------------------------------------

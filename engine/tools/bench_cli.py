@@ -8,7 +8,7 @@ accelerator) and ONNX Runtime (WebGPU EP, labelled by where the nodes ran).
 Prints a markdown table; --markdown/--json write the full report.
 
 usage: engine-bench MODEL... [--runs 100] [--warmup 10] [--precision fp32|fp16]
-                    [--sync sleep|spin] [--storage auto|buffer|texture]
+                    [--sync sleep|spin] [--storage auto|buffer|texture|tune]
                     [--peers litert,litert-gpu,onnx|none]
                     [--threads 1,all] [--json OUT.json] [--markdown OUT.md]
        engine-bench --op conv3x3|conv1x1|depthwise3x3 [--shape 128x128x32] ...
@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 
 from engine.errors import DeviceError, EngineError
+from engine.gpu.storage_choice import STORAGE_OPTIONS
+from engine.gpu.sync import SYNC_MODES
+from engine.precision import PRECISIONS
 from engine.tools.bench import peers as peer_mod
 from engine.tools.bench.engine_runner import bench_engine, model_flops, random_feeds, time_device
 from engine.tools.bench.machine import machine_info, usable_cpus
@@ -86,13 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--warmup", type=int, default=10, help="warm-up runs, the first one timed apart (10)"
     )
-    p.add_argument("--precision", choices=("fp32", "fp16"), default="fp32")
-    p.add_argument("--sync", choices=("sleep", "spin"), default="sleep")
+    p.add_argument("--precision", choices=tuple(PRECISIONS), default="fp32")
+    p.add_argument("--sync", choices=SYNC_MODES, default="sleep")
     p.add_argument(
         "--storage",
-        choices=("auto", "buffer", "texture"),
+        choices=STORAGE_OPTIONS,
         default="auto",
-        help="intermediate tensors in buffers or textures; auto: measured per adapter (auto)",
+        help="intermediate tensors in buffers or textures; auto: the adapter's rule; tune: "
+        "measured once per adapter (cached)",
     )
     p.add_argument("--no-transforms", action="store_true", help="compile the graph as imported")
     p.add_argument(

@@ -9,8 +9,7 @@ left of squeeze-excite gating into the next 1x1 conv's input.
 
 from __future__ import annotations
 
-import os
-
+from engine.config import settings
 from engine.model.ir import Graph, compact
 from engine.transforms.base import PassResult
 from engine.transforms.drop_identities import drop_identities
@@ -41,11 +40,12 @@ def run_with_log(graph: Graph, passes=PASSES) -> tuple[Graph, list[PassResult]]:
         graph, result = fn(graph)
         log.append(result)
     graph = compact(graph)
-    if os.environ.get("ENGINE_DEBUG", "0") >= "1":
+    level = settings().debug
+    if level >= 1:
         print(f"[engine] transforms on {graph.name}: {before} ops -> {len(graph.ops)} ops")
         for result in log:
             print(f"[engine]   {result}")
-        if os.environ.get("ENGINE_DEBUG", "0") >= "2":
+        if level >= 2:
             for i, op in enumerate(graph.ops):
                 print(
                     f"[engine]   #{i} {op.type} {op.inputs} -> {op.outputs} {op.attrs.get('epilogue', '')}"

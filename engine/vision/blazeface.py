@@ -8,7 +8,7 @@
   `detect_faces(regressors, classificators, frame_from_tensor)`
 
 Each stage is a pure function on arrays so the GPU post-processing shaders can be tested
-against it stage by stage. Facts from shared/models.md and MediaPipe's SsdAnchorsCalculator,
+against it stage by stage. Facts from docs/models.md and MediaPipe's SsdAnchorsCalculator,
 TensorsToDetectionsCalculator and NonMaxSuppressionCalculator (checked against the model):
 1. letterbox: scale the frame by min(128 / W, 128 / H), centre it, black border (pixel 0,
    so -1.0 in the tensor), RGB mapped to [-1, 1];

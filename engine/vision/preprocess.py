@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu.codegen import render
+from engine.gpu.device import compute_pipeline
 
 
 class Preprocessor:
@@ -34,7 +35,7 @@ class Preprocessor:
         lo, hi = value_range
         source = render("preprocess.wgsl", precision=engine.precision, w=w, h=h,
                         scale=f"{float(hi - lo)!r}", offset=f"{float(lo)!r}")  # fmt: skip
-        self.pipeline = engine._pipeline(source, "preprocess")
+        self.pipeline = compute_pipeline(engine.ctx, source, "preprocess")
         dev = engine.ctx.device
         self.sampler = dev.create_sampler(mag_filter="linear", min_filter="linear")
         self.roi = dev.create_buffer(

@@ -192,6 +192,23 @@ def test_live_planner_switch_and_sync_toggle(models, effect):
     p.process(next(frames), view)
 
 
+def test_live_planner_switch_applies_to_texture_storage():
+    """With texture intermediates the switch changes the texture plan too, and the HUD
+    offers only the planners that plan textures."""
+    from app.hud import planner_choices
+
+    p, source, view = _pipeline(["selfie_segmentation"], "segmentation", storage="texture")
+    p.process(source.read(), view)
+    (engine,) = p.effect.engines.values()
+    assert engine.storage == "texture" and engine.texture_memory is not None
+    assert planner_choices(p.effect.engines.values()) == ["naive", "greedy", "greedy_by_size"]
+    p.set_planner("greedy")
+    (engine,) = p.effect.engines.values()
+    assert engine.texture_memory.strategy == "texture_greedy"
+    assert engine.buffer_memory.strategy == "greedy"
+    p.process(source.read(), view)
+
+
 def test_face_mesh_hides_without_a_face():
     """A frame with no face: the post-process writes 0 instances, the frame is drawn as is."""
     import time

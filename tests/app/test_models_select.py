@@ -46,3 +46,14 @@ def test_manifest_gives_range_and_fit():
     assert (seg.role, seg.value_range, seg.fit, seg.input_name) == (
         "segmentation", (0.0, 1.0), "stretch", "input_1",
     )  # fmt: skip
+
+
+def test_effect_registry_names_its_classes():
+    from app.effects import EFFECTS, effect_class
+    from app.options import build_parser
+
+    for name, info in EFFECTS.items():
+        cls = effect_class(name)
+        assert cls.name == name and cls.styles == info.styles
+    effect_action = next(a for a in build_parser()._actions if a.dest == "effect")
+    assert tuple(effect_action.choices) == ("auto", *EFFECTS)

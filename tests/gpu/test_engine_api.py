@@ -157,10 +157,26 @@ def test_encode_with_texture_intermediates():
     np.testing.assert_allclose(got, _to_phwc4(Interpreter(graph).run(feeds)["relu"]), atol=1e-5)
 
 
-def test_storage_auto_measures_once_and_caches(tmp_path, monkeypatch):
-    from engine.gpu import storage_probe
+def test_storage_auto_is_the_adapter_rule_and_env_overrides_it(monkeypatch):
+    from engine import config
+    from engine.gpu.storage_choice import default_storage, resolve_storage
 
     monkeypatch.delenv("ENGINE_STORAGE", raising=False)
+    config.reload()
+    engine = Engine(_graph(np.random.default_rng(8)))  # storage="auto" by default
+    assert engine.storage_requested == "auto"
+    assert engine.storage == default_storage(CTX.info, "fp32")
+    if CTX.info.get("adapter_type") == "CPU":  # lavapipe: buffers at fp32, textures at fp16
+        assert engine.storage == "buffer" and default_storage(CTX.info, "fp16") == "texture"
+    monkeypatch.setenv("ENGINE_STORAGE", "texture")
+    config.reload()
+    assert resolve_storage("auto", CTX, "fp32") == "texture"
+    assert resolve_storage("buffer", CTX, "fp32") == "buffer"  # an explicit kind wins
+
+
+def test_storage_tune_measures_once_and_caches(tmp_path, monkeypatch):
+    from engine.gpu import storage_probe
+
     first = storage_probe.probe_result(CTX, "fp32", cache_dir=tmp_path, refresh=True)
     assert first["kind"] in ("buffer", "texture")
     assert first["buffer_ms"] > 0 and first["texture_ms"] > 0
@@ -169,10 +185,8 @@ def test_storage_auto_measures_once_and_caches(tmp_path, monkeypatch):
     monkeypatch.setattr(storage_probe, "_choices", {})  # a new process: from the file
     monkeypatch.setattr(storage_probe, "measure", lambda *a: pytest.fail("measured again"))
     assert storage_probe.probe_result(CTX, "fp32", cache_dir=tmp_path) == first
-    engine = Engine(_graph(np.random.default_rng(8)))  # storage="auto" by default
-    assert engine.storage_requested == "auto" and engine.storage in ("buffer", "texture")
-    monkeypatch.setenv("ENGINE_STORAGE", "texture")
-    assert storage_probe.choose_storage(CTX, "fp32") == "texture"
+    engine = Engine(_graph(np.random.default_rng(8)), storage="tune", cache_dir=tmp_path / "root")
+    assert engine.storage_requested == "tune" and engine.storage in ("buffer", "texture")
     assert path.exists()
 
 

@@ -35,7 +35,7 @@ def check(graph: Graph, kernel: str, precision: str = "fp32", seed: int = 0):
 
 def _read_raw(engine, t: int) -> bytes:
     """The PHWC4 bytes of tensor t (a whole buffer or a View into a shared one)."""
-    buf = engine._buffers[t]
+    buf = engine.resources.buffers[t]
     if hasattr(buf, "buffer"):
         return ctx.device.queue.read_buffer(buf.buffer, buf.offset, buf.size)
     return ctx.device.queue.read_buffer(buf)

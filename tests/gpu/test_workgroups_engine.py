@@ -75,7 +75,7 @@ def test_table_is_the_kernels_fixed_choice():
     assert sig.kernel == "conv2d" and choice.source == "table"
     assert choice.candidate == table
     assert table.workgroup == (8, 8, 1) and table.work.as_tuple() == (4, 1, 3)
-    assert "@workgroup_size(8, 8, 1)" in next(iter(engine._pipelines))
+    assert "@workgroup_size(8, 8, 1)" in engine.pipeline_sources[0]
 
 
 @pytest.mark.parametrize("kernel", ["conv2d", "conv1x1", "depthwise_tiled"])

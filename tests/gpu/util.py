@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from engine.model.ir import Graph, Op, Tensor
+from engine.precision import precision as precision_of
 from engine.reference import Interpreter
 
 STORAGES = ("buffer", "texture")
@@ -106,13 +107,13 @@ def assert_matches(
     transforms: bool = False,
     storage: str = "buffer",
 ):
-    """fp32: max|diff| <= 1e-5 * max(1, max|ref|); fp16: <= 2e-3 relative."""
+    """max|diff| <= the precision's tolerance * max(1, max|ref|) (engine/precision.py)."""
     got, want, engine = run_both(graph, feeds, precision, transforms, storage)
     for name, ref in want.items():
         out = got[name]
         assert out.shape == ref.shape, name
         scale = max(1.0, float(np.abs(ref).max()))
-        tol = 1e-5 if precision == "fp32" else 2e-3
+        tol = precision_of(precision).tolerance
         err = float(np.abs(out.astype(np.float64) - ref).max()) if ref.size else 0.0
         assert np.isfinite(out).all(), f"{name}: non-finite values (unwritten elements?)"
         assert err <= tol * scale, f"{name}: max|diff| {err:.3g} > {tol * scale:.3g}"

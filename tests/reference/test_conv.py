@@ -185,7 +185,7 @@ def test_fully_connected_no_bias():
 
 
 def _transpose_conv_bias_loop(x, w, b, padding, sh, sw):
-    """From the definition (docs: /work/shared/models.md): output starts as bias; input
+    """From the definition (docs/models.md): output starts as bias; input
     pixel (iy, ix) adds x * w into out[iy*s - pad_before + fy, ix*s - pad_before + fx]."""
     n, h, wd, cin = x.shape
     cout, kh, kw, _ = w.shape

@@ -18,6 +18,8 @@ import numpy as np
 
 from engine.model.ir import Graph, Op
 from engine.model.layout import phwc4_shape, slices
+from engine.precision import Precision
+from engine.precision import precision as precision_of
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,12 +67,17 @@ class BuildContext:
     choices: list | None = field(default=None, compare=False)
 
     @property
+    def precision_info(self) -> Precision:
+        """Every fact of the storage precision (engine/precision.py)."""
+        return precision_of(self.precision)
+
+    @property
     def wgsl_type(self) -> str:
-        return "f16" if self.precision == "fp16" else "f32"
+        return self.precision_info.wgsl
 
     @property
     def texture_format(self) -> str:
-        return "rgba16float" if self.precision == "fp16" else "rgba32float"
+        return self.precision_info.texture_format
 
     def kind(self, tensor: int) -> str:
         """Storage kind of a tensor: "texture" or "buffer"."""

@@ -159,7 +159,7 @@ class Conv2D(Kernel):
             self.name,
             (dst.w, dst.rows, first),
             "conv",
-            16 if ctx.precision == "fp32" else 8,
+            ctx.precision_info.vec4_bytes,
             work_shapes(WorkShape(bx, 1, bs), *CONV_WORK),
             (
                 ("k", f"{kh}x{kw}"),

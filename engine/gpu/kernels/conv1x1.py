@@ -148,7 +148,7 @@ class Conv1x1(Kernel):
             self.name,
             (pixels, 1, n),
             "conv",
-            16 if ctx.precision == "fp32" else 8,
+            ctx.precision_info.vec4_bytes,
             work_shapes(*(WorkShape(p, 1, b) for p in (8, 4, 16) for b in blocks), table.work),
             (
                 ("src_s", src.s),

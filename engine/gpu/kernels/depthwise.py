@@ -173,7 +173,7 @@ class _DepthwiseBase(Kernel):
                 self.name,
                 (dst.w, dst.rows, first),
                 "depthwise",
-                16 if ctx.precision == "fp32" else 8,
+                ctx.precision_info.vec4_bytes,
                 work_shapes(table.work, *DEPTHWISE_WORK),
                 (
                     ("k", f"{kh}x{kw}"),

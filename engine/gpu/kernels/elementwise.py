@@ -54,7 +54,6 @@ UNARY = {  # comparisons as in engine/reference/elementwise.py
     "LEAKY_RELU": f"select(a * vec4<T>({{alpha}}), a, a > {ZERO})",
 }
 PRELU = f"select(a * b, a, a >= {ZERO})"
-F16_MAX = 65504.0
 WG = 64  # invocations per work group (1-D over the pixels of a slice)
 V = 4  # vec4 per invocation: WG 64 x V 4 was best of 32-128 x 1-4 on lavapipe (~10-25%)
 
@@ -99,12 +98,11 @@ def index_expr(a: Shape4, out: Shape4) -> str:
 def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | None]:
     """('literal', None) text for a finite scalar, else ('uniform'|'storage', binding)."""
     flat = np.asarray(data, np.float32).reshape(-1)
-    limit = F16_MAX if ctx.precision == "fp16" else np.finfo(np.float32).max
+    limit = ctx.precision_info.max_value
     if flat.size == 1 and np.isfinite(flat[0]) and abs(flat[0]) <= limit:
         return f"vec4<T>({wgsl_float(flat[0])})", None
     packed = pack_phwc4(data)
-    # vec4<f16> arrays have an 8-byte stride, which the uniform address space forbids.
-    fits = ctx.precision == "fp32" and packed.nbytes <= ctx.max_uniform_bytes
+    fits = ctx.precision_info.uniform_vec4_arrays and packed.nbytes <= ctx.max_uniform_bytes
     space = "uniform" if fits else "storage"
     return space, Binding("const", data=packed, space=space)
 

@@ -23,8 +23,9 @@ from engine.gpu.kernels.base import (
     shape4,
 )
 from engine.gpu.kernels.common import geometry
-from engine.gpu.kernels.elementwise import F16_MAX, lane_mask, wgsl_float
+from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
 from engine.model.ir import Graph, Op
+from engine.precision import max_common_value
 
 WG = 64
 V = 4
@@ -63,7 +64,7 @@ class Pad(Kernel):
         pads, value = _pads4(op, graph), _value(op, graph)
         if pads is None or value is None or not np.isfinite(value):
             return False
-        return all(a >= 0 and b >= 0 for a, b in pads) and abs(value) <= F16_MAX
+        return all(a >= 0 and b >= 0 for a, b in pads) and abs(value) <= max_common_value()
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])

@@ -35,7 +35,6 @@ POOL_WG = (8, 8, 1)
 TREE_MIN_PIXELS = 1024  # below: one invocation per slice loops over the pixels
 TREE_WG = 16
 SERIAL_WG = 64
-LOWEST = {"fp32": "-3.40282347e+38", "fp16": "-65504.0"}  # max-pool start value
 
 
 def _window(op: Op) -> tuple[int, int, int, int]:
@@ -83,7 +82,7 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
         hw=hw,
         batch=src.b,
         scale=wgsl_float(1.0 / hw),
-        lowest=LOWEST[ctx.precision],
+        lowest=ctx.precision_info.lowest_wgsl,
         slices=dst.s,
         mask=lane_mask(dst.c),
         tree=tree,
@@ -179,7 +178,7 @@ class Pool2D(Kernel):
             hi_w=hi_w,
             explicit=explicit and not inside,
             checks=not inside,
-            lowest=LOWEST[ctx.precision],
+            lowest=ctx.precision_info.lowest_wgsl,
             mask=lane_mask(dst.c),
             wg=POOL_WG,
             steps=steps,

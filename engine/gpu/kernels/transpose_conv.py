@@ -12,7 +12,7 @@ The ops differ only in inputs and padding:
   (pad_before(padding, out, k, stride)); a fused activation if present.
 - Convolution2DTransposeBias (custom): inputs data, weights [O, kH, kW, I], bias;
   out = stride * (in - 1) + k - pad_total, SAME pad_total = max(0, k - (in - 1) % stride - 1),
-  floor half before (/work/shared/models.md, engine/reference/conv.py).
+  floor half before (docs/models.md, engine/reference/conv.py).
 Weights are packed like conv.py's, uniform when they fit, split by output slices.
 """
 

@@ -1,65 +1,34 @@
-"""Persistent cache of tuned choices: one JSON file per adapter.
+"""Persistent cache of tuned choices: one JSON file per adapter (engine/gpu/adapter_cache.py).
 
-- where: `<user cache dir of "webgpu-ar">/workgroups/<adapter hash>.json`
-  (platformdirs), or a directory the caller gives (tests);
-- key: the adapter (vendor, device, driver description, backend) picks the file,
-  the kernel signature's key the entry;
+- where: `<cache root>/workgroups/<adapter hash>.json`, or a folder the caller gives;
+- key: the adapter picks the file, the kernel signature's key the entry;
 - an entry: work group, work shape, median ms, method, candidates timed. An
   exhaustive entry answers descent requests too, not the other way round; an
   entry the current limits do not allow is a miss;
-- versioned: a file of another VERSION, or one that is not valid JSON of the
-  expected shape, is ignored with a warning naming it (and replaced on the next
-  write); writes go to a temporary file renamed over the old one (atomic).
+- versioned and atomic as every adapter cache: a file of another VERSION, or one
+  without an entries object, is ignored with a warning naming it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import tempfile
 import warnings
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from engine.gpu.adapter_cache import AdapterFile, AdapterKey, cache_root
 from engine.gpu.workgroups.candidates import candidates
 from engine.gpu.workgroups.limits import DeviceLimits
 from engine.gpu.workgroups.spec import Candidate, Choice, KernelSignature, WorkShape
 from engine.gpu.workgroups.tune import Tuned
 
 VERSION = 1
-APP_NAME = "webgpu-ar"
+KIND = "workgroups"
+
+__all__ = ["AdapterKey", "TuneCache", "default_dir"]
 
 
 def default_dir() -> Path:
-    """The user cache directory for tuned work groups."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "workgroups"
-
-
-@dataclass(frozen=True)
-class AdapterKey:
-    """What identifies an adapter and driver for tuning purposes."""
-
-    vendor: str
-    device: str
-    driver: str
-    backend: str
-
-    @classmethod
-    def from_info(cls, info: dict) -> AdapterKey:
-        """From wgpu-py's `adapter.info` (the description carries the driver version)."""
-        return cls(
-            vendor=str(info.get("vendor", "")),
-            device=str(info.get("device", "")),
-            driver=str(info.get("description", "")),
-            backend=str(info.get("backend_type", "")),
-        )
-
-    def file_name(self) -> str:
-        text = json.dumps(asdict(self), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16] + ".json"
+    """The folder of the tuned work group files."""
+    return cache_root() / KIND
 
 
 def _candidate(entry: dict) -> Candidate:
@@ -76,31 +45,13 @@ class TuneCache:
 
     def __init__(self, adapter: AdapterKey, directory: str | Path | None = None):
         self.adapter = adapter
-        self.path = Path(directory if directory is not None else default_dir())
-        self.path = self.path / adapter.file_name()
+        self.file = AdapterFile(KIND, adapter, VERSION, directory, required="entries")
+        self.path = self.file.path
         self._entries: dict[str, dict] | None = None
 
     def _load(self, warn: bool = True) -> dict[str, dict]:
         """The file's entries; {} (with a warning) when it is unreadable or foreign."""
-
-        def ignore(why: str) -> dict[str, dict]:
-            if warn:
-                warnings.warn(f"ignoring work group cache {self.path}: {why}", stacklevel=4)
-            return {}
-
-        try:
-            data = json.loads(self.path.read_text())
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            return ignore(f"unreadable ({exc})")
-        except ValueError as exc:
-            return ignore(f"corrupt ({exc})")
-        if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
-            return ignore("corrupt (no entries object)")
-        if data.get("version") != VERSION:
-            return ignore(f"version {data.get('version')!r}, this engine reads {VERSION}")
-        return data["entries"]
+        return self.file.load(warn).get("entries", {})
 
     @property
     def entries(self) -> dict[str, dict]:
@@ -135,16 +86,4 @@ class TuneCache:
             "timed": result.timed,
         }
         self._entries = entries
-        data = {"version": VERSION, "adapter": asdict(self.adapter), "entries": entries}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w") as f:
-                    json.dump(data, f, indent=1, sort_keys=True)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError as exc:
-            warnings.warn(f"cannot write work group cache {self.path}: {exc}", stacklevel=2)
+        self.file.save({"entries": entries})

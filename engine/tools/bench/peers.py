@@ -27,10 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.config import settings
 from engine.tools.bench.timing import summarize, time_runs
 
 PEERS = ("litert", "litert-gpu", "onnx")
-ONNX_PYTHON_ENV = "ENGINE_BENCH_ONNX_PYTHON"
+ONNX_PYTHON_ENV = "ENGINE_BENCH_ONNX_PYTHON"  # engine/config.py
 
 
 @dataclass(frozen=True)
@@ -267,9 +268,8 @@ def _output_sizes(model_obj, sig, count: int) -> list[int]:
 # --- ONNX Runtime (side interpreter) -----------------------------------------------------
 def default_onnx_python() -> str | None:
     """ENGINE_BENCH_ONNX_PYTHON, else this interpreter when it has onnxruntime, else None."""
-    env = os.environ.get(ONNX_PYTHON_ENV)
-    if env:
-        return env
+    if settings().onnx_python is not None:
+        return str(settings().onnx_python)
     try:
         import importlib.util
 

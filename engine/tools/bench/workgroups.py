@@ -55,7 +55,7 @@ def signature_rows(engine, *, runs: int = 3, sample: int = 24, max_sigs: int | N
     from engine.gpu.workgroups import Tuned, candidates, heuristic, table, tune
     from engine.gpu.workgroups.spec import Choice
 
-    limits = engine.build_ctx.limits
+    limits = engine.target.workgroups
     seen, rows, descent, exhaustive = set(), [], {}, {}
     for sig, table_c, _, make in engine.workgroup_choices:
         if sig.key() in seen or (max_sigs is not None and len(seen) >= max_sigs):

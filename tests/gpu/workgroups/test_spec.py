@@ -63,6 +63,17 @@ def test_from_wgpu_lavapipe(monkeypatch):
     assert DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, LAVAPIPE_INFO, 3).parallel_units == 3
 
 
+def test_from_wgpu_depends_on_the_adapter_not_the_machine(monkeypatch):
+    monkeypatch.delenv("LP_NUM_THREADS", raising=False)
+    monkeypatch.delenv("LP_NATIVE_VECTOR_WIDTH", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 64)  # a bigger machine: same choices
+    lim = DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, LAVAPIPE_INFO)
+    assert (lim.subgroup_min, lim.subgroup_max) == (8, 8)  # "256 bits" in the device name
+    assert lim.parallel_units == 8
+    swiftshader = {**LAVAPIPE_INFO, "device": "SwiftShader Device (Subzero)"}
+    assert DeviceLimits.from_wgpu(LAVAPIPE_LIMITS, swiftshader).subgroup_max == 4
+
+
 def test_from_wgpu_gpu_and_defaults():
     info = {"adapter_type": "DiscreteGPU", "subgroup_min_size": 32, "subgroup_max_size": 64}
     limits = {"max_compute_invocations_per_workgroup": 512}  # underscores are read too

@@ -1,7 +1,7 @@
 import pytest
 
 from engine.errors import ModelError
-from engine.memory import phwc4_bytes, phwc4_shape, texture_extent
+from engine.model.layout import phwc4_bytes, phwc4_shape, texture_extent
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,92 @@
+"""ar-demo's command line: every option, its choices read from the registries.
+
+- planners: engine/memory/registry.py; storage kinds and sync modes: the engine's;
+  precisions: engine/precision.py; effects and styles: app/effects/__init__.py
+- usage: `args = build_parser().parse_args(argv)` (app/cli.py runs them)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from app.effects import EFFECTS
+from engine.gpu.storage_choice import STORAGE_OPTIONS
+from engine.gpu.sync import SYNC_MODES
+from engine.memory.registry import PLANNERS
+from engine.precision import PRECISIONS
+
+PLANNER_CHOICES = ("best", *PLANNERS)  # best: the smallest plan of each storage kind
+DEFAULT_OUTPUT = "out/ar-demo.mp4"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ar-demo",
+        description="Live AR effects from TFLite models running on a WebGPU inference engine. "
+        "Frames go to the GPU once; pre-processing, inference, post-processing and the "
+        "overlay all run there, with no tensor read back.",
+        epilog="Keys in the window: q/Esc quit, s toggle sync sleep/spin, h toggle the HUD, "
+        "e next effect style. Examples: `ar-demo --model models/selfie_segmentation.tflite` "
+        "(camera 0, window); `ar-demo --model models/selfie_segmentation.tflite --input "
+        "assets/sample.mp4 --headless --output out/demo.mp4`.",
+    )
+    p.add_argument("--model", action="append", required=True, metavar="PATH",
+                   help="a .tflite model; repeat for two-stage effects (face mesh = face "
+                        "detection + face_landmark)")  # fmt: skip
+    p.add_argument("--input", default="0", metavar="CAMERA_INDEX|VIDEO|IMAGE",
+                   help="camera index, video file or still image (repeated); default: camera 0")  # fmt: skip
+    p.add_argument(
+        "--headless",
+        action="store_true",
+        help="no window: render offscreen and encode every frame to --output",
+    )
+    p.add_argument(
+        "--output",
+        metavar="OUT.mp4",
+        help=f"headless output video (mp4v); default {DEFAULT_OUTPUT}",
+    )
+    p.add_argument("--effect", default="auto", choices=("auto", *EFFECTS),
+                   help="what to draw; auto picks from the model outputs (mask -> "
+                        "segmentation, SSD boxes+scores -> face detection, detection + 468 "
+                        "landmarks -> face mesh)")  # fmt: skip
+    styles = "; ".join(f"{e.name}: {', '.join(e.styles)}" for e in EFFECTS.values())
+    p.add_argument("--style", metavar="NAME",
+                   help=f"initial effect style ({styles}); the e key cycles")  # fmt: skip
+    p.add_argument("--sync", default="sleep", choices=SYNC_MODES,
+                   help="how the CPU waits for the GPU each frame: sleep (block) or spin "
+                        "(poll without sleeping); s toggles it live")  # fmt: skip
+    p.add_argument(
+        "--planner",
+        default="best",
+        choices=PLANNER_CHOICES,
+        help="memory planner for intermediate tensors (best: the smallest plan; "
+        + "; ".join(f"{p.name}: {p.description}, {'/'.join(p.kinds)}" for p in PLANNERS.values())
+        + "); the HUD switches it live",
+    )
+    p.add_argument(
+        "--storage",
+        default="auto",
+        choices=STORAGE_OPTIONS,
+        help="where intermediate tensors live: buffer, texture, auto (a fixed rule per adapter "
+        "and precision) or tune (measured once per adapter, cached)",
+    )
+    p.add_argument(
+        "--precision",
+        default="fp32",
+        choices=tuple(PRECISIONS),
+        help="storage precision of tensors on the GPU (fp16 needs shader-f16)",
+    )
+    p.add_argument("--frames", type=int, metavar="N",
+                   help="stop after N frames (a still image repeats; default: the whole "
+                        "video, or 30 frames of a still in headless mode)")  # fmt: skip
+    p.add_argument("--stats", metavar="STATS.json",
+                   help="write the run summary (FPS, latency percentiles per stage, memory "
+                        "plan, transfers) as JSON")  # fmt: skip
+    p.add_argument("--hud", action=argparse.BooleanOptionalAction, default=None,
+                   help="draw the HUD (default: on in the window, off in headless mode, where "
+                        "--hud burns it into the video)")  # fmt: skip
+    p.add_argument("--adapter", metavar="NAME",
+                   help="WebGPU adapter whose name/backend contains NAME (e.g. llvmpipe, "
+                        "Vulkan); default: the best one (also ENGINE_ADAPTER)")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true", help="headless: no progress bar")
+    return p

@@ -1,0 +1,229 @@
+"""Compile: a graph in, a `Program` out: which kernel runs each op, where each tensor lives,
+the dispatches in order and the memory plans. GPU-free: pure Python over the IR, so
+tools can plan without a device (engine-latency predicts from it); engine/gpu/resources.py
+turns a Program into GPU objects.
+
+1. graph transforms (fuse, drop, merge; engine/transforms) -> the graph that runs;
+2. each op -> the first GPU kernel that accepts it (kernels/base.select), else the CPU
+   fallback (the reference interpreter): a `CpuStep` between GPU steps;
+3. placement: which intermediates are textures (placement.py) under the storage kind;
+4. memory plans per storage kind (storage.plan_storage); with an arena every tensor is a
+   range of one buffer, so read-only bindings become read_write (`for_storage`);
+5. dispatch specs: each GPU op's kernel builds its Dispatch list (WGSL, bindings, grid),
+   work groups chosen by the policy (kernels/wg.py; "tune" times candidates through
+   `timer`, the only step that needs a device).
+
+    program = compile_graph(graph, CompileOptions(precision="fp16"), Target())
+    program.steps, program.dispatch_count, program.memory
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from engine.errors import ModelError
+from engine.gpu.kernels.base import BuildContext, Dispatch, select
+from engine.gpu.placement import Placement, TextureLimits, op_storage, place
+from engine.gpu.storage import StoragePlan, plan_storage
+from engine.gpu.workgroups import DeviceLimits
+from engine.memory import ArenaPlan
+from engine.memory import planner as registry_planner
+from engine.model.ir import Graph
+from engine.precision import precision as precision_of
+from engine.reference import registry as reference_kernels
+
+WORKGROUP_POLICIES = ("table", "heuristic", "tune")
+TUNE_METHODS = ("descent", "exhaustive")
+# Default work group policy: rules I-V, no timing (docs/workgroups.md, "Measured": on
+# lavapipe as fast as or faster than the kernels' fixed sizes, "table", on the core models).
+DEFAULT_WORKGROUPS = "heuristic"
+# (transformed graph, texture tensors) -> a function timing one of its dispatches, in ms
+TimerFactory = Callable[[Graph, frozenset[int]], Callable[[Dispatch], float]]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What compiling needs to know about the device: limits, no GPU objects."""
+
+    max_uniform_bytes: int = 65536
+    storage_alignment: int = 256
+    textures: TextureLimits = TextureLimits()
+    workgroups: DeviceLimits = DeviceLimits()
+
+    @classmethod
+    def of(cls, ctx) -> Target:
+        """The limits of a GpuContext's device."""
+        return cls(
+            max_uniform_bytes=ctx.limit("max-uniform-buffer-binding-size", 65536),
+            storage_alignment=ctx.limit("min-storage-buffer-offset-alignment", 256),
+            textures=TextureLimits(
+                ctx.limit("max-texture-dimension-2d", 8192),
+                ctx.limit("max-texture-array-layers", 256),
+            ),
+            workgroups=DeviceLimits.from_wgpu(ctx.limits, ctx.info),
+        )
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    precision: str = "fp32"
+    storage: str = "buffer"  # the kind of intermediates: "buffer" | "texture"
+    planner: str | None = None  # engine/memory/registry.py name; None: the smallest plan
+    texture_planner: str | None = None  # overrides the texture plan's planner
+    transforms: bool = True
+    workgroups: str = DEFAULT_WORKGROUPS
+    tune_method: str = "descent"
+
+    def __post_init__(self) -> None:
+        precision_of(self.precision)  # ValueError naming the precisions
+        if self.storage not in ("buffer", "texture"):
+            raise ValueError(f"storage kind must be buffer or texture, not {self.storage!r}")
+        if self.workgroups not in WORKGROUP_POLICIES:
+            raise ValueError(
+                f"workgroups must be one of {WORKGROUP_POLICIES}, not {self.workgroups!r}"
+            )
+        if self.tune_method not in TUNE_METHODS:
+            raise ValueError(f"tune_method must be one of {TUNE_METHODS}, not {self.tune_method!r}")
+        check_planners(self.planner, self.texture_planner, self.storage)
+
+
+@dataclass(frozen=True)
+class GpuStep:
+    op_index: int
+    dispatches: tuple[Dispatch, ...]
+
+
+@dataclass(frozen=True)
+class CpuStep:
+    op_index: int
+
+
+@dataclass
+class Program:
+    """A compiled graph: steps in execution order and where every tensor lives."""
+
+    source_graph: Graph  # as imported
+    graph: Graph  # after transforms: what runs
+    options: CompileOptions
+    placement: Placement
+    plans: StoragePlan
+    steps: list[GpuStep | CpuStep]
+    fallback_ops: list[str]  # "#i TYPE" of ops that run on the CPU
+    choices: list = field(default_factory=list)  # work group choices (kernels/wg.py)
+    clock: dict[str, float] = field(default_factory=dict)  # seconds per compile phase
+
+    @property
+    def textures(self) -> frozenset[int]:
+        return self.placement.textures
+
+    @property
+    def arena(self) -> bool:
+        return isinstance(self.plans.buffers.plan, ArenaPlan)
+
+    @property
+    def memory(self):
+        return self.plans.memory
+
+    @property
+    def dispatches(self) -> list[Dispatch]:
+        """Every GPU dispatch in order (graph I/O conversions not included)."""
+        return [d for s in self.steps if isinstance(s, GpuStep) for d in s.dispatches]
+
+    @property
+    def dispatch_count(self) -> int:
+        return len(self.dispatches)
+
+
+def check_planners(planner: str | None, texture_planner: str | None, storage: str) -> None:
+    """ValueError unless the planners exist and plan the kinds `storage` needs (the
+    registry, engine/memory/registry.py, says which kinds each plans)."""
+    if planner is not None:
+        registry_planner(planner, "buffer")
+    if texture_planner is not None:
+        try:
+            registry_planner(texture_planner.removeprefix("texture_"), "texture")
+        except ValueError as exc:
+            raise ValueError(f"texture_planner: {exc}") from None
+    elif storage == "texture" and planner is not None:
+        registry_planner(planner, "texture")
+
+
+def for_storage(source: str, arena: bool) -> str:
+    """With an arena, tensors are ranges of one buffer: a WebGPU usage scope forbids binding
+    a buffer read-only and read-write at once, but allows several read-write."""
+    return source.replace("var<storage, read>", "var<storage, read_write>") if arena else source
+
+
+def compile_graph(
+    graph: Graph,
+    options: CompileOptions = CompileOptions(),
+    target: Target = Target(),
+    *,
+    timer: TimerFactory | None = None,
+    tune_cache=None,
+) -> Program:
+    """The Program of `graph` (see the module docstring); ModelError when an op has
+    neither a GPU nor a CPU kernel or its kernel rejects it. With work groups "tune",
+    `timer(graph, textures)` gives the function that times one dispatch of the
+    transformed graph on the device; `tune_cache` remembers the choices."""
+    clock: dict[str, float] = {}
+    t0 = time.perf_counter()
+    g = _transformed(graph) if options.transforms else graph
+    clock["transforms"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    kernels = [select(op, g) for op in g.ops]
+    caps = [op_storage(k, op, g) for k, op in zip(kernels, g.ops, strict=True)]
+    placement = place(g, caps, options.storage, target.textures)
+    prec = precision_of(options.precision)
+    plans = plan_storage(g, placement.textures, options.planner, options.texture_planner,
+                         prec.element_bytes, target.storage_alignment)  # fmt: skip
+    arena = isinstance(plans.buffers.plan, ArenaPlan)
+    clock["planning"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    choices: list = []
+    tune_ms = [0.0]
+    time_fn = timer(g, placement.textures) if (options.workgroups == "tune" and timer) else None
+
+    def timed(d: Dispatch) -> float:
+        t = time.perf_counter()
+        ms = time_fn(replace(d, source=for_storage(d.source, arena)))
+        tune_ms[0] += time.perf_counter() - t
+        return ms
+
+    ctx = BuildContext(
+        precision=options.precision,
+        max_uniform_bytes=target.max_uniform_bytes,
+        textures=placement.textures,
+        workgroups=options.workgroups,
+        limits=target.workgroups,
+        tune_cache=tune_cache,
+        tune_timer=timed if time_fn is not None else None,
+        tune_method=options.tune_method,
+        choices=choices,
+    )
+    steps: list[GpuStep | CpuStep] = []
+    fallback: list[str] = []
+    for i, (op, kernel) in enumerate(zip(g.ops, kernels, strict=True)):
+        if kernel is None:
+            if reference_kernels.kernel(op.type) is None:
+                raise ModelError(f"{g.name}: op #{i} {op.type} has neither a GPU nor a CPU kernel")
+            fallback.append(f"#{i} {op.type}")
+            steps.append(CpuStep(i))
+            continue
+        try:
+            built = kernel.build(op, g, ctx)
+        except (ValueError, KeyError) as exc:
+            raise ModelError(f"{g.name}: op #{i} {op.type}: {exc}") from None
+        dispatches = tuple(replace(d, source=for_storage(d.source, arena)) for d in built)
+        steps.append(GpuStep(i, dispatches))
+    clock["workgroup_tuning"] = tune_ms[0]
+    clock["kernel_codegen"] = time.perf_counter() - t0 - tune_ms[0]
+    return Program(graph, g, options, placement, plans, steps, fallback, choices, clock)
+
+
+def _transformed(graph: Graph) -> Graph:
+    from engine.transforms import run_all
+
+    return run_all(graph)

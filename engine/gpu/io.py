@@ -1,0 +1,143 @@
+"""Tensors between numpy (HWC float32) and the GPU's PHWC4 storage.
+
+- `GraphIO`: per graph input a raw HWC staging buffer and an HWC -> PHWC4 dispatch, per
+  output a PHWC4 -> HWC dispatch into a raw buffer and a mappable copy of it; run()
+  writes, records and reads through them (one upload per input, one map per output);
+- `check_feeds`: numpy inputs by name or in order, checked against the graph;
+- `read_phwc4` / `read_tensor` / `write_tensor`: one tensor's stored PHWC4 data from or
+  into its buffer or texture (the CPU fallback and tests; each is a transfer).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.codegen import render
+from engine.gpu.compile import for_storage
+from engine.gpu.kernels.base import Shape4, ceil_div, shape4
+from engine.gpu.resources import Prepared, Resources
+from engine.gpu.storage import View, read_texels, write_texels
+from engine.model.ir import Graph
+
+
+class GraphIO:
+    """Staging buffers and conversion dispatches of the graph's inputs and outputs."""
+
+    def __init__(self, res: Resources):
+        import wgpu
+
+        self.res, g = res, res.program.graph
+        dev = res.device
+        self.inputs: dict[int, tuple[object, Prepared]] = {}  # raw, HWC -> PHWC4
+        self.outputs: dict[int, tuple[object, object, Prepared]] = {}  # raw, readable, PHWC4 -> HWC
+        for t in g.inputs:
+            s4 = shape4(g, t)
+            raw = dev.create_buffer(size=_hwc_bytes(s4), usage=wgpu.BufferUsage.STORAGE
+                                    | wgpu.BufferUsage.COPY_DST)  # fmt: skip
+            convert = self._convert("hwc_to_phwc4.wgsl", s4, raw, res.buffers[t], s4.vec4_count)
+            self.inputs[t] = (raw, convert)
+        for t in g.outputs:
+            s4 = shape4(g, t)
+            nbytes = _hwc_bytes(s4)
+            raw = dev.create_buffer(size=nbytes, usage=wgpu.BufferUsage.STORAGE
+                                    | wgpu.BufferUsage.COPY_SRC)  # fmt: skip
+            read = dev.create_buffer(size=nbytes, usage=wgpu.BufferUsage.MAP_READ
+                                     | wgpu.BufferUsage.COPY_DST)  # fmt: skip
+            count = s4.rows * s4.w * s4.c
+            convert = self._convert("phwc4_to_hwc.wgsl", s4, res.buffers[t], raw, count)
+            self.outputs[t] = (raw, read, convert)
+
+    def _convert(self, template: str, s4: Shape4, src, dst, count: int) -> Prepared:
+        """A conversion dispatch; `src`/`dst` are Views or whole raw buffers."""
+        res = self.res
+        source = render(template, precision=res.precision.name, rows=s4.rows, w=s4.w,
+                        s=s4.s, c=s4.c)  # fmt: skip
+        source = for_storage(source, res.program.arena)
+        views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
+        return res.prepare_raw(source, template, views, (ceil_div(count, 64), 1, 1))
+
+    def upload(self, values: dict[int, np.ndarray]) -> None:
+        for t, a in values.items():
+            self.res.device.queue.write_buffer(self.inputs[t][0], 0, a)
+
+    def copy_outputs(self, encoder) -> None:
+        """After the output conversions: copy each raw output into its mappable buffer."""
+        for raw, read, _ in self.outputs.values():
+            encoder.copy_buffer_to_buffer(raw, 0, read, 0, raw.size)
+
+    def readable(self) -> list:
+        return [read for _, read, _ in self.outputs.values()]
+
+    def read_outputs(self) -> dict[str, np.ndarray]:
+        """The mapped outputs by name (read_mapped copies), unmapped after."""
+        g, result = self.res.program.graph, {}
+        for t, (_, read, _) in self.outputs.items():
+            shape = g.tensors[t].shape
+            n = int(np.prod(shape))
+            result[g.tensors[t].name] = np.frombuffer(read.read_mapped(), np.float32, n).reshape(
+                shape
+            )
+            read.unmap()
+        return result
+
+
+def check_feeds(graph: Graph, feeds) -> dict[int, np.ndarray]:
+    """Inputs by name (or in order) as contiguous float32 arrays keyed by tensor id;
+    ValueError naming the input for a missing, unknown or misshapen one."""
+    names = {graph.tensors[t].name: t for t in graph.inputs}
+    if not isinstance(feeds, dict):
+        feeds = dict(zip(names, feeds, strict=False))
+    out = {}
+    for name, t in names.items():
+        if name not in feeds:
+            raise ValueError(f"missing input '{name}' (inputs: {list(names)})")
+        a = np.asarray(feeds[name])
+        want = graph.tensors[t].shape
+        if a.shape != want:
+            raise ValueError(f"input '{name}': shape {a.shape}, expected {want}")
+        if a.dtype.kind != "f":
+            raise ValueError(f"input '{name}': dtype {a.dtype}, expected float32")
+        out[t] = np.ascontiguousarray(a, np.float32)
+    extra = set(feeds) - set(names)
+    if extra:
+        raise ValueError(f"unknown inputs {sorted(extra)} (inputs: {list(names)})")
+    return out
+
+
+def read_phwc4(res: Resources, t: int) -> np.ndarray:
+    """Tensor t's stored PHWC4 data, [slices, B*H, W, 4] in the storage type (padded
+    lanes included), from its buffer or texture: one readback."""
+    s4 = shape4(res.program.graph, t)
+    dt = res.precision.dtype
+    if t in res.textures:
+        return read_texels(res.device, res.textures[t], dt)
+    view = res.buffers[t]
+    raw = res.device.queue.read_buffer(view.buffer, view.offset, view.size)
+    return np.frombuffer(raw, dt, s4.vec4_count * 4).reshape(s4.s, s4.rows, s4.w, 4)
+
+
+def read_tensor(res: Resources, t: int) -> np.ndarray:
+    """Tensor t as float32 in its model shape (constants from the graph, no transfer)."""
+    tensor = res.program.graph.tensors[t]
+    if tensor.is_constant:
+        return tensor.data
+    s4 = shape4(res.program.graph, t)
+    hwc = read_phwc4(res, t).transpose(1, 2, 0, 3).reshape(s4.rows, s4.w, s4.s * 4)
+    return hwc[:, :, : s4.c].astype(np.float32).reshape(tensor.shape)
+
+
+def write_tensor(res: Resources, t: int, value: np.ndarray) -> None:
+    """`value` (model shape) into tensor t's buffer or texture, PHWC4, zero padded."""
+    s4 = shape4(res.program.graph, t)
+    hwc = np.zeros((s4.rows, s4.w, s4.s * 4), res.precision.dtype)
+    hwc[:, :, : s4.c] = np.asarray(value).reshape(s4.rows, s4.w, s4.c)
+    phwc4 = np.ascontiguousarray(hwc.reshape(s4.rows, s4.w, s4.s, 4).transpose(2, 0, 1, 3))
+    if t in res.textures:
+        write_texels(res.device, res.textures[t].texture, phwc4)
+        return
+    view = res.buffers[t]
+    res.device.queue.write_buffer(view.buffer, view.offset, phwc4)
+
+
+def _hwc_bytes(s4: Shape4) -> int:
+    return max(16, s4.rows * s4.w * s4.c * 4)

@@ -1,0 +1,55 @@
+"""Which storage kind holds the intermediate tensors: buffers or 2-D array textures.
+
+`Engine(storage=...)`:
+- "auto" (default): a fixed rule over adapter facts and the precision (below), so the same
+  model on the same adapter gets the same storage on every machine and every run;
+  ENGINE_STORAGE=buffer|texture (engine/config.py) overrides it;
+- "buffer" / "texture": that kind;
+- "tune": opt-in measurement: the probe block timed with both kinds on this device
+  (engine/gpu/storage_probe.py), its answer cached per adapter and precision.
+
+The rule, from measurements on the CPU adapters we have (docs/benchmarks.md, "buffers vs
+textures"): lavapipe fp16 storage-buffer reads are slow and textureLoad was 1.6-1.8x faster
+in depthwise layers (whole models 0.91-0.98 texture/buffer time), while at fp32 the two
+were within noise (1.03-1.06, flipping with machine load): buffers for fp32 (the simpler
+kind: arena plans, no texture limits), textures for fp16. GPUs get buffers until a
+measurement on one says otherwise (none was available to this project yet).
+"""
+
+from __future__ import annotations
+
+from engine.config import settings
+
+STORAGE_OPTIONS = ("auto", "buffer", "texture", "tune")
+KINDS = ("buffer", "texture")
+
+# (adapter class, precision) -> storage kind; adapter class from adapter_class().
+RULES = {
+    ("cpu", "fp32"): "buffer",
+    ("cpu", "fp16"): "texture",
+    ("gpu", "fp32"): "buffer",
+    ("gpu", "fp16"): "buffer",
+}
+
+
+def adapter_class(info: dict) -> str:
+    """ "cpu" for software adapters (lavapipe, SwiftShader, WARP), else "gpu"."""
+    return "cpu" if str(info.get("adapter_type", "")) == "CPU" else "gpu"
+
+
+def default_storage(info: dict, precision: str) -> str:
+    """The storage kind the rule gives for an adapter (wgpu `adapter.info`) and precision."""
+    return RULES[(adapter_class(info), precision)]
+
+
+def resolve_storage(option: str, ctx, precision: str, cache_dir=None) -> str:
+    """ "buffer" or "texture" for Engine(storage=option) on `ctx` (see the module docstring)."""
+    if option not in STORAGE_OPTIONS:
+        raise ValueError(f"storage must be one of {STORAGE_OPTIONS}, not {option!r}")
+    if option in KINDS:
+        return option
+    if option == "tune":
+        from engine.gpu.storage_probe import probe_result
+
+        return probe_result(ctx, precision, cache_dir)["kind"]
+    return settings().storage or default_storage(ctx.info, precision)
