@@ -196,12 +196,13 @@ def test_live_planner_switch_applies_to_texture_storage():
     """With texture intermediates the switch changes the texture plan too, and the HUD
     offers only the planners that plan textures."""
     from app.hud import planner_choices
+    from engine.memory import planners_for
 
     p, source, view = _pipeline(["selfie_segmentation"], "segmentation", storage="texture")
     p.process(source.read(), view)
     (engine,) = p.effect.engines.values()
     assert engine.storage == "texture" and engine.texture_memory is not None
-    assert planner_choices(p.effect.engines.values()) == ["naive", "greedy", "greedy_by_size"]
+    assert planner_choices(p.effect.engines.values()) == list(planners_for("texture"))
     p.set_planner("greedy")
     (engine,) = p.effect.engines.values()
     assert engine.texture_memory.strategy == "texture_greedy"

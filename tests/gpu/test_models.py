@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from engine.gpu.engine import Engine
+from engine.memory import planners_for
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
 from tests.conftest import CORE_MODELS, model_file
@@ -14,8 +15,8 @@ from tests.gpu.util import STORAGES, gpu_context
 
 gpu_context()
 
-PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
-TEXTURE_PLANNERS = ("texture_naive", "texture_greedy", "texture_greedy_by_size")
+PLANNERS = planners_for("buffer")  # every planner of the registry, by the kinds it plans
+TEXTURE_PLANNERS = tuple(f"texture_{name}" for name in planners_for("texture"))
 
 
 def _feeds(graph, rng):

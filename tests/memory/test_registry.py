@@ -7,8 +7,16 @@ from engine.memory.stats import BUFFER_STRATEGIES, TEXTURE_STRATEGIES
 
 
 def test_kinds_and_strategy_names():
-    assert planners_for("buffer") == ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
-    assert planners_for("texture") == ("naive", "greedy", "greedy_by_size")
+    # the planners of today (the registry may grow: nothing here lists it again)
+    assert planners_for("buffer")[:5] == (
+        "naive",
+        "greedy",
+        "greedy_by_size",
+        "mincostflow",
+        "arena",
+    )
+    assert planners_for("texture")[:3] == ("naive", "greedy", "greedy_by_size")
+    assert "arena" not in planners_for("texture")
     assert list(BUFFER_STRATEGIES) == list(planners_for("buffer"))
     assert list(TEXTURE_STRATEGIES) == [f"texture_{n}" for n in planners_for("texture")]
     assert all(p.description for p in PLANNERS.values())
