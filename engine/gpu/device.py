@@ -88,6 +88,7 @@ class GpuContext:
     # Compute pipelines by WGSL source, shared by every engine on this device: a second
     # engine of the same model (or one sharing kernels) compiles nothing again.
     pipelines: dict[str, object] = field(default_factory=dict, repr=False)
+    _weights: object = field(default=None, repr=False)
 
     @classmethod
     def create(cls, adapter: str | None = None, device=None) -> GpuContext:
@@ -141,6 +142,15 @@ class GpuContext:
     @property
     def has_timestamps(self) -> bool:
         return "timestamp-query" in self.features
+
+    @property
+    def weights(self):
+        """The device's WeightsCache: constant buffers shared by every engine on it."""
+        if self._weights is None:
+            from engine.gpu.weights import WeightsCache
+
+            self._weights = WeightsCache(self.device)
+        return self._weights
 
     def limit(self, name: str, default: int) -> int:
         return int(self.limits.get(name, default))

@@ -126,6 +126,25 @@ class Engine:
     def from_tflite(cls, path: str | os.PathLike, **kwargs) -> Engine:
         return cls(load_tflite(Path(path)), **kwargs)
 
+    # --- lifetime: shared weights are reference counted per engine -----------------------
+    def close(self) -> None:
+        """Release this engine's share of the device's weights cache (idempotent)."""
+        resources = getattr(self, "resources", None)
+        if resources is not None:
+            resources.release()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the cache may be gone already
+            pass
+
     # --- what was compiled ---------------------------------------------------------------
     @property
     def source_graph(self) -> Graph:

@@ -3,6 +3,8 @@
 - tensor memory exactly as the plans say (storage.allocate / allocate_textures);
 - pipelines: one per distinct WGSL source, compiled on several threads and shared with
   every other engine on the device (ctx.pipelines);
+- constant buffers (packed weights) from the device's weights cache (weights.py):
+  shared with every other engine that has the same constants;
 - per GPU step, each dispatch `Prepared`: pipeline, bind group (tensors and packed
   weights), work group count; CPU steps stay as they are.
 
@@ -18,14 +20,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from engine.config import settings
 from engine.errors import DeviceError
 from engine.gpu.compile import CpuStep, Program
 from engine.gpu.device import GpuContext, create_compute_pipeline
 from engine.gpu.kernels.base import Binding, Dispatch
 from engine.gpu.storage import TextureView, View, allocate, allocate_textures
+from engine.gpu.weights import constant_bytes
 from engine.precision import Precision
 from engine.precision import precision as precision_of
 
@@ -56,6 +57,7 @@ class Resources:
         # compiled here / found compiled by an earlier engine on this device
         self.pipeline_stats = {"compiled": 0, "reused": 0}
         self.pipelines: dict[str, object] = {}
+        self._weights: list = []  # constant buffers acquired from ctx.weights
         t0 = time.perf_counter()
         g, plans = program.graph, program.plans
         elem = self.precision.element_bytes
@@ -136,10 +138,18 @@ class Resources:
         return Prepared(pipeline, self.bind_group(pipeline, views), grid, -1, label)
 
     def const_buffer(self, b: Binding):
+        """The device-wide cached buffer of `b`'s constants (engine/gpu/weights.py)."""
         t0 = time.perf_counter()
-        buf = constant_buffer(self.device, b, self.precision)
+        buf = self.ctx.weights.acquire(b, self.precision)
+        self._weights.append(buf)
         self.clock["weight_upload"] += time.perf_counter() - t0
         return buf
+
+    def release(self) -> None:
+        """Give back the shared constant buffers (the engine is closed)."""
+        weights, self._weights = self._weights, []
+        for buf in weights:
+            self.ctx.weights.release(buf)
 
     def bind_group(self, pipeline, views: list[View | TextureView]):
         entries = [{"binding": i, "resource": resource(v)} for i, v in enumerate(views)]
@@ -148,16 +158,11 @@ class Resources:
 
 
 def constant_buffer(device, b: Binding, precision: Precision):
-    """A buffer of its own for a const binding: its data in the storage precision (or f32
-    when the binding says so), zero padded to 16 bytes; uniform or storage as it says."""
+    """A buffer of its own (not shared) for a const binding, uniform or storage as it says."""
     import wgpu
 
-    dtype = np.float32 if b.dtype == "f32" else precision.dtype
-    data = np.ascontiguousarray(b.data, dtype=dtype).reshape(-1)
-    padded = np.zeros(max(16, -(-data.nbytes // 16) * 16) // data.itemsize, data.dtype)
-    padded[: data.size] = data
     usage = wgpu.BufferUsage.UNIFORM if b.space == "uniform" else wgpu.BufferUsage.STORAGE
-    return device.create_buffer_with_data(data=padded, usage=usage)
+    return device.create_buffer_with_data(data=constant_bytes(b, precision), usage=usage)
 
 
 def resource(v: View | TextureView):

@@ -209,3 +209,25 @@ def test_a_second_engine_on_the_device_reuses_every_pipeline():
     assert first.pipeline_stats["compiled"] > 0 and first.pipeline_stats["reused"] == 0
     assert second.pipeline_stats == {"compiled": 0, "reused": first.pipeline_stats["compiled"]}
     np.testing.assert_array_equal(first.run(feeds)["output0"], second.run(feeds)["output0"])
+
+
+def test_a_second_engine_shares_every_weight_buffer():
+    from engine.gpu.device import GpuContext
+
+    rng = np.random.default_rng(9)
+    graph = _graph(rng)
+    feeds = random_feeds(graph, rng)
+    ctx = GpuContext(CTX.adapter, CTX.device, CTX.features, CTX.limits)  # empty caches
+    first = Engine(graph, context=ctx)
+    held = ctx.weights.stats()
+    assert held["buffers"] > 0 and held["hits"] + held["misses"] >= held["buffers"]
+    with Engine(graph, context=ctx) as second:
+        after = ctx.weights.stats()
+        assert (after["buffers"], after["bytes"]) == (held["buffers"], held["bytes"])
+        assert after["misses"] == held["misses"]  # nothing uploaded again
+        np.testing.assert_array_equal(first.run(feeds)["output0"], second.run(feeds)["output0"])
+    assert ctx.weights.stats()["buffers"] == held["buffers"]  # the first engine still holds them
+    first.close()
+    assert ctx.weights.stats()["buffers"] == 0
+    third = Engine(graph, context=ctx)  # uploads again, still right
+    np.testing.assert_array_equal(third.run(feeds)["output0"], second.run(feeds)["output0"])
