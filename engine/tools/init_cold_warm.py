@@ -1,6 +1,6 @@
 """Engine initialisation, cold vs warm, split into its phases.
 
-    python engine/tools/init_cold_warm.py models/face_detection_short_range.tflite \
+    python -m engine.tools.init_cold_warm models/face_detection_short_range.tflite \
         models/selfie_segmentation.tflite models/face_landmark.tflite [--json init.json]
 
 Each model runs in a fresh process (the device is created before the clock starts):
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repo root (a source checkout)
 PHASES = ("transforms", "kernel_codegen", "planning", "shaders_and_pipelines",
           "weight_upload", "bind_groups_and_buffers")  # fmt: skip
 

@@ -5,7 +5,7 @@ WebGPU adapter, sleep and spin) and MediaPipe 0.10.14's Python solution (its CPU
 path, in a side venv: not a dependency of this project). Prints a markdown table
 and writes JSON.
 
-usage: python engine/tools/mediapipe_compare.py [--frames 150] [--json out/mp_compare.json]
+usage: python -m engine.tools.mediapipe_compare [--frames 150] [--json out/mp_compare.json]
        [--mp-python PATH]   (default: make /tmp/mediapipe-venv with pip if missing)
 """
 
@@ -18,12 +18,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CLIP = ROOT / "assets" / "sample.mp4"
+from engine.data.paths import assets_dir, models_dir
+
+CLIP = assets_dir() / "sample.mp4"
+PEER = Path(__file__).resolve().parent / "mediapipe_peer.py"  # runs in the side venv
 MODELS = {
-    "segmentation": ["models/selfie_segmentation.tflite"],
-    "face-detection": ["models/face_detection_short_range.tflite"],
-    "face-mesh": ["models/face_detection_short_range.tflite", "models/face_landmark.tflite"],
+    "segmentation": ["selfie_segmentation"],
+    "face-detection": ["face_detection_short_range"],
+    "face-mesh": ["face_detection_short_range", "face_landmark"],
 }
 
 
@@ -46,14 +48,13 @@ def run_ar_demo(effect: str, frames: int, sync: str, out: Path) -> dict:
            str(out), "--frames", str(frames), "--sync", sync, "--stats", str(stats),
            "--no-progress", "--effect", effect]  # fmt: skip
     for m in MODELS[effect]:
-        cmd += ["--model", m]
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+        cmd += ["--model", str(models_dir() / f"{m}.tflite")]
+    subprocess.run(cmd, check=True, capture_output=True)
     return json.loads(stats.read_text())
 
 
 def run_mediapipe(py: str, effect: str, frames: int, out: Path) -> dict:
-    peer = ROOT / "benchmarks" / "mediapipe_peer.py"
-    proc = subprocess.run([py, str(peer), effect, str(CLIP), str(out), str(frames)],
+    proc = subprocess.run([py, str(PEER), effect, str(CLIP), str(out), str(frames)],
                           capture_output=True, text=True, check=True)  # fmt: skip
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
