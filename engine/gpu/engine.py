@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import DeviceError, ModelError
+from engine.gpu.checks import check_storable
 from engine.gpu.codegen import render
 from engine.gpu.device import GpuContext, create_compute_pipeline, shared_context
 from engine.gpu.kernels.base import (
@@ -58,6 +59,7 @@ from engine.model.ir import Graph, tensors_read
 from engine.model.layout import phwc4_shape, slices
 from engine.reference import registry as reference_kernels
 from engine.reference.fused import has_extras, run_with_extras
+from engine.transforms.resize_inputs import has_dynamic_shapes, resize_inputs
 
 SYNC_MODES = ("sleep", "spin")
 STORAGE_KINDS = ("buffer", "texture", "auto")
@@ -144,6 +146,7 @@ class Engine:
         workgroups: str = DEFAULT_WORKGROUPS,
         tune_method: str = "descent",
         cache_dir: str | os.PathLike | None = None,
+        input_shapes: dict[str, tuple[int, ...]] | None = None,
     ):
         if workgroups not in WORKGROUP_POLICIES:
             raise ValueError(f"workgroups must be one of {WORKGROUP_POLICIES}, not {workgroups!r}")
@@ -160,6 +163,10 @@ class Engine:
             raise DeviceError(f"{self.ctx.name} lacks shader-f16; use precision='fp32'")
         self.precision, self.sync, self.planner = precision, sync, planner
         self.texture_planner = texture_planner
+        if input_shapes or has_dynamic_shapes(graph):
+            # Fix the inputs' dynamic (-1) dimensions and propagate every shape, as
+            # LiteRT's resize_tensor_input + AllocateTensors (engine/transforms/resize_inputs.py).
+            graph = resize_inputs(graph, input_shapes)
         self.source_graph = graph
         t0 = time.perf_counter()
         # Where intermediates live: "buffer" or "texture" (auto: measured once per
@@ -219,6 +226,7 @@ class Engine:
     # --- compile ---------------------------------------------------------------------
     def _compile(self) -> None:
         g = self.graph
+        check_storable(g)  # a ModelError naming file, op and tensor, before any kernel
         t0 = time.perf_counter()
         kernels = [select(op, g) for op in g.ops]
         limits = TextureLimits(

@@ -49,9 +49,12 @@ def _load_families() -> None:
     from engine.reference import (  # noqa: F401
         conv,
         elementwise,
+        matmul,
+        normalization,
         pooling,
         resize,
         shape,
+        shape_ops,
         softmax,
     )
 

@@ -1,6 +1,9 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
+{% for name in includes %}
+{% include name %}
+{% endfor %}
 // Element-wise op over PHWC4 tensors (binary with broadcasting, activations, PReLU).
 // Grid: x covers the pixels of one slice (V vec4 per invocation, strided by the
 // work group so neighbouring invocations touch neighbouring vec4), y = slice.

@@ -1,4 +1,5 @@
-"""Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting, activations, PRELU.
+"""Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting (SQUARED_DIFFERENCE
+included), activations (GELU included), NEG, RSQRT, PRELU.
 
 One template (shaders/engine/elementwise.wgsl) for all of them: each invocation writes
 V vec4 of one slice; operands are loaded by index expressions generated here
@@ -41,6 +42,7 @@ BINARY = {
     "DIV": "a / b",
     "MAXIMUM": "max(a, b)",
     "MINIMUM": "min(a, b)",
+    "SQUARED_DIFFERENCE": "(a - b) * (a - b)",
 }
 ZERO = "vec4<T>(0.0)"
 UNARY = {  # comparisons as in engine/reference/elementwise.py
@@ -52,7 +54,12 @@ UNARY = {  # comparisons as in engine/reference/elementwise.py
     "HARD_SWISH": f"a * clamp(a + vec4<T>(3.0), {ZERO}, vec4<T>(6.0)) * vec4<T>(1.0 / 6.0)",
     "ELU": f"select(a, exp(min(a, {ZERO})) - vec4<T>(1.0), a < {ZERO})",
     "LEAKY_RELU": f"select(a * vec4<T>({{alpha}}), a, a > {ZERO})",
+    "NEG": "-a",
+    # in f32 whatever the storage type: an fp16 variance + epsilon keeps its 1e-6 there
+    "RSQRT": "vec4<T>(inverseSqrt(vec4<f32>(a)))",
+    "GELU": "vec4<T>(gelu_{form}(vec4<f32>(a)))",  # shaders/engine/gelu.wgsl, in f32
 }
+INCLUDES = {"GELU": ("gelu.wgsl",)}  # helper functions an expression calls
 PRELU = f"select(a * b, a, a >= {ZERO})"
 F16_MAX = 65504.0
 WG = 64  # invocations per work group (1-D over the pixels of a slice)
@@ -110,7 +117,13 @@ def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | N
 
 
 def build_elementwise(
-    name: str, op: Op, graph: Graph, ctx: BuildContext, expr: str, inputs: list[int]
+    name: str,
+    op: Op,
+    graph: Graph,
+    ctx: BuildContext,
+    expr: str,
+    inputs: list[int],
+    includes: tuple[str, ...] = (),
 ) -> list[Dispatch]:
     """One dispatch computing `expr` over operands `inputs` (named a, b) into op.outputs[0]."""
     out = shape4(graph, op.outputs[0])
@@ -144,6 +157,7 @@ def build_elementwise(
         dst=tensor_arg(ctx, "dst", 0, op.outputs[0], "write"),
         operands=operands,
         expr=expr,
+        includes=includes,
         plane=out.rows * out.w,
         w=out.w,
         h=out.h,
@@ -181,7 +195,8 @@ class Binary(Kernel):
 
 @register
 class Unary(Kernel):
-    """Activations as ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, ELU, LEAKY_RELU."""
+    """Activations as ops (RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, ELU,
+    LEAKY_RELU, GELU exact or tanh-approximate), NEG and RSQRT."""
 
     name = "unary"
     storage_kinds = ("buffer", "texture")
@@ -194,9 +209,10 @@ class Unary(Kernel):
         expr = UNARY[op.type]
         if op.type == "LEAKY_RELU":
             expr = expr.replace("{alpha}", wgsl_float(op.attrs.get("alpha", 0.2)))
-        return build_elementwise(
-            f"{self.name}_{op.type.lower()}", op, graph, ctx, expr, [op.inputs[0]]
-        )
+        if op.type == "GELU":
+            expr = expr.replace("{form}", "tanh" if op.attrs.get("approximate") else "erf")
+        name, includes = f"{self.name}_{op.type.lower()}", INCLUDES.get(op.type, ())
+        return build_elementwise(name, op, graph, ctx, expr, [op.inputs[0]], includes)
 
 
 @register
