@@ -52,9 +52,7 @@ def test_supported_ops_cover_the_required_list():
 def test_unsupported_op_fails_at_load():
     g = _chain()
     g.ops[2] = Op("SIN", (5,), (6,))
-    with pytest.raises(
-        ModelError, match=r"chain.tflite: op #2 SIN has no reference"
-    ):
+    with pytest.raises(ModelError, match=r"chain.tflite: op #2 SIN has no reference"):
         Interpreter(g)
 
 

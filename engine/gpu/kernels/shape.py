@@ -97,10 +97,11 @@ def gather_dispatch(
 # --- RESHAPE -------------------------------------------------------------------------
 @register
 class Reshape(Kernel):
-    """Row-major reshape; a copy when C is kept, vec4 reads when both C % 4 == 0."""
+    """Row-major reshape (EXPAND_DIMS and SQUEEZE are reshapes too); a copy when C is
+    kept, vec4 reads when both C % 4 == 0."""
 
     name = "reshape"
-    op_types = ("RESHAPE",)
+    op_types = ("RESHAPE", "EXPAND_DIMS", "SQUEEZE")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         src, dst = op.inputs[0], op.outputs[0]
