@@ -58,8 +58,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 {% endif %}
   }
-  var v = vec4<T>(acc);
+  var v = acc;
   let x = m;
 {{ ep.apply(steps) }}
-  dst[s * PLANE + p] = v;
+  dst[s * PLANE + p] = vec4<T>(v);
 }

@@ -38,11 +38,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let r = inverseSqrt((sq.x + sq.y + sq.z + sq.w) / {{ channels }}.0 + {{ epsilon }});
   for (var s = 0u; s < S; s++) {
     let d = vec4<f32>(src[s * PLANE + p]) - vec4<f32>(mean);
-    var v = vec4<T>(d * r * gamma[s] + beta[s]);
+    var v = d * r * gamma[s] + beta[s];
 {{ ep.apply(steps) }}
 {% if mask %}
-    if (s == S - 1u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
+    if (s == S - 1u) { v = select(vec4<E>(0.0), v, {{ mask }}); }
 {% endif %}
-    dst[s * PLANE + p] = v;
+    dst[s * PLANE + p] = vec4<T>(v);
   }
 }

@@ -57,8 +57,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   acc += load_src(s, {{ b }}, {{ h }}, {{ w }});
 {{ close_loops() }}
 {% endif %}
-  var v = vec4<T>(acc * {{ scale }});
+  var v = acc * {{ scale }};
   let x = ow;
 {{ ep.apply(steps) }}
-  {{ tensor.store(dst, "s * PLANE + p", "ow", "row", "s", "v") }}
+  {{ tensor.store(dst, "s * PLANE + p", "ow", "row", "s", "vec4<T>(v)") }}
 }

@@ -67,6 +67,7 @@ class BatchMatMul(Kernel):
         source = render(
             "batch_matmul.wgsl",
             precision=ctx.precision,
+            epilogue_type="f32",
             x=x,
             y=y,
             x_row=_batch_row(x, out),

@@ -44,20 +44,19 @@ BINARY = {
     "MINIMUM": "min(a, b)",
     "SQUARED_DIFFERENCE": "(a - b) * (a - b)",
 }
-ZERO = "vec4<T>(0.0)"
+ZERO = "vec4<E>(0.0)"
 UNARY = {  # comparisons as in engine/reference/elementwise.py
     "RELU": f"max(a, {ZERO})",
-    "RELU6": f"clamp(a, {ZERO}, vec4<T>(6.0))",
-    "RELU_N1_TO_1": "clamp(a, vec4<T>(-1.0), vec4<T>(1.0))",
+    "RELU6": f"clamp(a, {ZERO}, vec4<E>(6.0))",
+    "RELU_N1_TO_1": "clamp(a, vec4<E>(-1.0), vec4<E>(1.0))",
     "LOGISTIC": "sigmoid(a)",
     "TANH": "stable_tanh(a)",
-    "HARD_SWISH": f"a * clamp(a + vec4<T>(3.0), {ZERO}, vec4<T>(6.0)) * vec4<T>(1.0 / 6.0)",
-    "ELU": f"select(a, exp(min(a, {ZERO})) - vec4<T>(1.0), a < {ZERO})",
-    "LEAKY_RELU": f"select(a * vec4<T>({{alpha}}), a, a > {ZERO})",
+    "HARD_SWISH": f"a * clamp(a + vec4<E>(3.0), {ZERO}, vec4<E>(6.0)) * vec4<E>(1.0 / 6.0)",
+    "ELU": f"select(a, exp(min(a, {ZERO})) - vec4<E>(1.0), a < {ZERO})",
+    "LEAKY_RELU": f"select(a * vec4<E>({{alpha}}), a, a > {ZERO})",
     "NEG": "-a",
-    # in f32 whatever the storage type: an fp16 variance + epsilon keeps its 1e-6 there
-    "RSQRT": "vec4<T>(inverseSqrt(vec4<f32>(a)))",
-    "GELU": "vec4<T>(gelu_{form}(vec4<f32>(a)))",  # shaders/engine/gelu.wgsl, in f32
+    "RSQRT": "inverseSqrt(a)",  # E is f32: an fp16 variance + 1e-6 epsilon keeps it
+    "GELU": "gelu_{form}(a)",  # shaders/engine/gelu.wgsl
 }
 INCLUDES = {"GELU": ("gelu.wgsl",)}  # helper functions an expression calls
 PRELU = f"select(a * b, a, a >= {ZERO})"
@@ -108,7 +107,7 @@ def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | N
     flat = np.asarray(data, np.float32).reshape(-1)
     limit = F16_MAX if ctx.precision == "fp16" else np.finfo(np.float32).max
     if flat.size == 1 and np.isfinite(flat[0]) and abs(flat[0]) <= limit:
-        return f"vec4<T>({wgsl_float(flat[0])})", None
+        return f"vec4<E>({wgsl_float(flat[0])})", None
     packed = pack_phwc4(data)
     # vec4<f16> arrays have an 8-byte stride, which the uniform address space forbids.
     fits = ctx.precision == "fp32" and packed.nbytes <= ctx.max_uniform_bytes
@@ -142,7 +141,7 @@ def build_elementwise(
             kind = "uniform" if space == "uniform" else "storage, read"
             decl = f"var<{kind}> {var}_buf: array<vec4<T>, {binding.data.size // 4}>"
             o["decl"] = f"@group(0) @binding({len(bindings)}) {decl};"
-            o["load"] = f"{var}_buf[{index_expr(a, out)}]"
+            o["load"] = f"vec4<E>({var}_buf[{index_expr(a, out)}])"
         else:
             binding = Binding("in", tensor=t)
             x, row, sl = ("x", "row", "s") if a == out else operand_coords(a, out)
@@ -154,6 +153,7 @@ def build_elementwise(
     source = render(
         "elementwise.wgsl",
         precision=ctx.precision,
+        epilogue_type="f32",
         dst=tensor_arg(ctx, "dst", 0, op.outputs[0], "write"),
         operands=operands,
         expr=expr,

@@ -57,6 +57,7 @@ class LayerNorm(Kernel):
         source = render(
             "layer_norm.wgsl",
             precision=ctx.precision,
+            epilogue_type="f32",
             plane=dst.rows * dst.w,
             w=dst.w,
             slices=dst.s,

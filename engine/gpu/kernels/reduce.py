@@ -88,6 +88,7 @@ class Reduce(Kernel):
         source = render(
             "reduce.wgsl",
             precision=ctx.precision,
+            epilogue_type="f32",
             src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
             dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
             loops=[(a, extent[a]) for a in (0, 1, 2) if a in reduced],
