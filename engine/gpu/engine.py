@@ -17,6 +17,10 @@ Work group sizes of the tunable kernels (conv2d, conv1x1, depthwise_tiled):
 (the kernels' fixed sizes) or "tune"
 (timed on the device, remembered in a TuneCache); docs/workgroups.md.
 
+Dynamic shapes: a model with -1 dimensions (shape_signature) has its shapes propagated
+from the inputs at load; `input_shapes={name: shape}` fixes those dimensions first (as
+LiteRT's resize_tensor_input); int32 shape arithmetic then folds into constants.
+
 Usage: Engine.from_tflite("models/face_landmark.tflite").run({"input_1": x})
 """
 

@@ -29,7 +29,9 @@ def _value(graph: Graph, op: Op) -> list[np.ndarray] | str | None:
     """The op's outputs when known at load, a reason when it cannot be folded, or None."""
     tensors = graph.tensors
     if op.type == "SHAPE":
-        return registry.kernel("SHAPE")(op, [np.empty(tensors[op.inputs[0]].shape, np.uint8)])
+        return registry.kernel("SHAPE")(
+            op, [np.broadcast_to(np.uint8(0), tensors[op.inputs[0]].shape)]
+        )
     inputs = [t for t in op.inputs if t >= 0]
     if not inputs or not all(tensors[t].is_constant for t in inputs):
         return None

@@ -93,7 +93,10 @@ def _propagate(op: Op, shapes: dict, values: dict, graph: Graph) -> list[Shape]:
     if op.type == "SHAPE" or (
         fn is not None and ins and all(t in values for t in ins) and _small(op, shapes)
     ):
-        args = [None if t < 0 else values.get(t, np.empty(shapes[t], np.uint8)) for t in op.inputs]
+        args = [
+            None if t < 0 else values.get(t, np.broadcast_to(np.uint8(0), shapes[t]))
+            for t in op.inputs
+        ]
         outs = [np.asarray(v) for v in fn(op, args)]
         if all(v.size <= MAX_VALUE_ELEMENTS for v in outs):
             values.update(zip(op.outputs, outs, strict=True))
