@@ -23,12 +23,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # a source checkout's root (or 
 # inputs give +-1 / 0 / 1 instead of NaN on drivers whose tanh/exp overflow.
 ACTIVATIONS = {
     "NONE": "v",
-    "RELU": "max(v, vec4<T>(0.0))",
-    "RELU6": "clamp(v, vec4<T>(0.0), vec4<T>(6.0))",
-    "RELU_N1_TO_1": "clamp(v, vec4<T>(-1.0), vec4<T>(1.0))",
+    "RELU": "max(v, vec4<E>(0.0))",
+    "RELU6": "clamp(v, vec4<E>(0.0), vec4<E>(6.0))",
+    "RELU_N1_TO_1": "clamp(v, vec4<E>(-1.0), vec4<E>(1.0))",
     "TANH": "stable_tanh(v)",
     "LOGISTIC": "sigmoid(v)",
-    "HARD_SWISH": "v * clamp(v + vec4<T>(3.0), vec4<T>(0.0), vec4<T>(6.0)) * vec4<T>(1.0 / 6.0)",
+    "HARD_SWISH": "v * clamp(v + vec4<E>(3.0), vec4<E>(0.0), vec4<E>(6.0)) * vec4<E>(1.0 / 6.0)",
 }
 
 

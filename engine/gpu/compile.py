@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from engine.errors import ModelError
+from engine.gpu.checks import check_storable
 from engine.gpu.kernels.base import BuildContext, Dispatch, select
 from engine.gpu.placement import Placement, TextureLimits, op_storage, place
 from engine.gpu.storage import StoragePlan, plan_storage
@@ -33,6 +34,7 @@ from engine.memory import planner as registry_planner
 from engine.model.ir import Graph
 from engine.precision import precision as precision_of
 from engine.reference import registry as reference_kernels
+from engine.transforms.resize_inputs import has_dynamic_shapes, resize_inputs
 
 WORKGROUP_POLICIES = ("table", "heuristic", "tune")
 TUNE_METHODS = ("descent", "exhaustive")
@@ -161,16 +163,23 @@ def compile_graph(
     options: CompileOptions = CompileOptions(),
     target: Target = Target(),
     *,
+    input_shapes: dict[str, tuple[int, ...]] | None = None,
     timer: TimerFactory | None = None,
     tune_cache=None,
 ) -> Program:
     """The Program of `graph` (see the module docstring); ModelError when an op has
     neither a GPU nor a CPU kernel or its kernel rejects it. With work groups "tune",
     `timer(graph, textures)` gives the function that times one dispatch of the
-    transformed graph on the device; `tune_cache` remembers the choices."""
+    transformed graph on the device; `tune_cache` remembers the choices. `input_shapes`
+    fixes the inputs' dynamic (-1) dimensions (engine/transforms/resize_inputs.py)."""
     clock: dict[str, float] = {}
     t0 = time.perf_counter()
+    if input_shapes or has_dynamic_shapes(graph):
+        # Fix the inputs' dynamic dimensions and propagate every shape, as LiteRT's
+        # resize_tensor_input + AllocateTensors.
+        graph = resize_inputs(graph, input_shapes)
     g = _transformed(graph) if options.transforms else graph
+    check_storable(g)  # a ModelError naming file, op and tensor, before any kernel
     clock["transforms"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     kernels = [select(op, g) for op in g.ops]

@@ -14,6 +14,10 @@ Options are validated here; every default is deterministic (same model, same ada
 same kernels, storage and plan): storage "auto" is a rule over adapter facts
 (storage_choice.py), work groups "heuristic" are rules over the device's limits; the
 measured choices ("tune") are opt-in and cached per adapter (adapter_cache.py).
+
+Dynamic shapes: a model with -1 dimensions (shape_signature) has its shapes propagated
+from the inputs at load; `input_shapes={name: shape}` fixes those dimensions first (as
+LiteRT's resize_tensor_input); int32 shape arithmetic then folds into constants.
 """
 
 from __future__ import annotations
@@ -88,6 +92,7 @@ class Engine:
         workgroups: str = DEFAULT_WORKGROUPS,
         tune_method: str = "descent",
         cache_dir: str | os.PathLike | None = None,
+        input_shapes: dict[str, tuple[int, ...]] | None = None,
     ):
         t0 = time.perf_counter()
         prec = precision_of(precision)
@@ -112,7 +117,8 @@ class Engine:
             self.tune_cache = TuneCache(AdapterKey.from_info(self.ctx.info), folder)
         self._timer: DispatchTimer | None = None
         self.program: Program = compile_graph(
-            graph, options, self.target, timer=self._make_timer, tune_cache=self.tune_cache
+            graph, options, self.target, input_shapes=input_shapes, timer=self._make_timer,
+            tune_cache=self.tune_cache,
         )
         self.resources = Resources(self.program, self.ctx)
         self.io = GraphIO(self.resources)

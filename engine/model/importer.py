@@ -101,6 +101,9 @@ def _read_tensor(name: str, t, buffers: list[bytes]) -> Tensor:
         raise ModelError(f"{name}: tensor '{tname}' has unsupported type {kind}")
     dtype = schema.TENSOR_DTYPES[ttype]
     shape = tuple(int(v) for v in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+    signature = None
+    if t.ShapeSignatureLength():
+        signature = tuple(int(v) for v in t.ShapeSignatureAsNumpy())
     if t.Buffer() >= len(buffers):
         raise ModelError(f"{name}: tensor '{tname}' refers to missing buffer {t.Buffer()}")
     raw = buffers[t.Buffer()]
@@ -117,7 +120,8 @@ def _read_tensor(name: str, t, buffers: list[bytes]) -> Tensor:
             )
         else:
             data = values.reshape(shape)
-    return Tensor(tname, shape, dtype, data, _read_quantization(t.Quantization()))
+    quantization = _read_quantization(t.Quantization())
+    return Tensor(tname, shape, dtype, data, quantization, signature)
 
 
 def _read_quantization(q) -> Quantization | None:
@@ -193,7 +197,7 @@ def _fold_constants(graph: Graph) -> Graph:
             data = _dequantize(source) if op.type == "DEQUANTIZE" else source.data
             tensors[op.outputs[0]] = Tensor(
                 out.name, out.shape, str(data.dtype), data.reshape(out.shape), out.quantization
-            )
+            )  # constants have no dynamic dimension: signature dropped
             continue
         kept.append(op)
     return compact(Graph(tensors, kept, list(graph.inputs), list(graph.outputs), graph.name))

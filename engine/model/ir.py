@@ -36,6 +36,15 @@ class Tensor:
     dtype: str  # numpy dtype name: "float32", "int32", "float16", "int8", ...
     data: np.ndarray | None = None  # constant contents, shaped like `shape`
     quantization: Quantization | None = None
+    # TFLite's shape_signature: `shape` with -1 where a dimension is dynamic (e.g. a batch
+    # left open at conversion); None when the file has none (every dimension fixed).
+    # Shapes derived from a dynamic one are placeholders until propagated
+    # (engine/transforms/resize_inputs.py).
+    signature: tuple[int, ...] | None = None
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.signature is not None and any(d < 0 for d in self.signature)
 
     @property
     def is_constant(self) -> bool:
@@ -142,11 +151,12 @@ def graphs_equal(a: Graph, b: Graph) -> list[str]:
     if a.inputs != b.inputs or a.outputs != b.outputs:
         diffs.append("graph inputs/outputs differ")
     for i, (x, y) in enumerate(zip(a.tensors, b.tensors, strict=True)):
-        same = (x.name, x.shape, x.dtype, x.quantization) == (
+        same = (x.name, x.shape, x.dtype, x.quantization, x.signature) == (
             y.name,
             y.shape,
             y.dtype,
             y.quantization,
+            y.signature,
         )
         if not same:
             diffs.append(f"tensor {i} ({x.name}) metadata differs")

@@ -97,6 +97,14 @@ _OPTIONS_FOR_OP: dict[str, str] = {
     "DENSIFY": "DensifyOptions",
     "SQUEEZE": "SqueezeOptions",
     "GATHER": "GatherOptions",
+    "GELU": "GeluOptions",
+    "BATCH_MATMUL": "BatchMatMulOptions",
+    "PACK": "PackOptions",
+    "SHAPE": "ShapeOptions",
+    "TILE": "TileOptions",
+    "EXPAND_DIMS": "ExpandDimsOptions",
+    "NEG": "NegOptions",
+    "SQUARED_DIFFERENCE": "SquaredDifferenceOptions",
 }
 
 

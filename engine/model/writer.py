@@ -102,9 +102,12 @@ def _buffer(b: flatbuffers.Builder, data: np.ndarray | None) -> int:
 def _tensor(b: flatbuffers.Builder, t: Tensor, buffer_index: int) -> int:
     name = b.CreateString(t.name)
     shape = _int32_vector(b, t.shape)
+    signature = _int32_vector(b, t.signature) if t.signature is not None else None
     quant = _quantization(b, t) if t.quantization else None
     tflite.TensorStart(b)
     tflite.TensorAddShape(b, shape)
+    if signature is not None:
+        tflite.TensorAddShapeSignature(b, signature)
     tflite.TensorAddType(b, schema.TENSOR_TYPES[t.dtype])
     tflite.TensorAddBuffer(b, buffer_index)
     tflite.TensorAddName(b, name)

@@ -1,10 +1,13 @@
-"""Elementwise ops: broadcasting binary ops with fused activation, and activations.
+"""Elementwise ops: broadcasting binary ops with fused activation (SQUARED_DIFFERENCE
+included), activations, NEG, RSQRT and GELU.
 
 Formulas follow TFLite's float reference kernels (tensorflow/lite/kernels/internal/
 reference/*.h); comparisons such as x > 0 vs x >= 0 are kept as written there.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -18,6 +21,7 @@ _BINARY = {
     "DIV": np.divide,
     "MAXIMUM": np.maximum,
     "MINIMUM": np.minimum,
+    "SQUARED_DIFFERENCE": lambda a, b: np.square(a - b),  # no options: activation NONE
 }
 
 
@@ -85,3 +89,32 @@ def elu(op: Op, inputs: list) -> list:
     """x < 0 ? expm1(x) : x."""
     x = inputs[0]
     return [np.where(x < 0, np.expm1(np.minimum(x, 0)), x)]
+
+
+@register("NEG")
+def neg(op: Op, inputs: list) -> list:
+    return [np.negative(inputs[0])]
+
+
+@register("RSQRT")
+def rsqrt(op: Op, inputs: list) -> list:
+    """1 / sqrt(x): inf at 0, nan below (std::sqrt in TFLite's float kernel)."""
+    x = inputs[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return [(1 / np.sqrt(x)).astype(x.dtype, copy=False)]
+
+
+_ERF = np.vectorize(math.erf, otypes=[np.float64])  # numpy has no erf; math.erf is libm's
+
+
+@register("GELU")
+def gelu(op: Op, inputs: list) -> list:
+    """approximate: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), else 0.5 x (1 + erf(x/sqrt 2))
+    (tensorflow/lite/kernels/internal/reference/gelu.h); evaluated in float64."""
+    x = inputs[0]
+    v = x.astype(np.float64)
+    if op.attrs.get("approximate", False):
+        y = 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v**3)))
+    else:
+        y = 0.5 * v * (1 + _ERF(v * math.sqrt(0.5)))
+    return [y.astype(x.dtype)]

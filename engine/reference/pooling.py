@@ -1,4 +1,5 @@
-"""Pooling: MAX_POOL_2D, AVERAGE_POOL_2D (Pool2DOptions), and MEAN over axes."""
+"""Pooling: MAX_POOL_2D, AVERAGE_POOL_2D (Pool2DOptions), and the reducers MEAN, SUM,
+REDUCE_PROD over axes."""
 
 from __future__ import annotations
 
@@ -36,12 +37,17 @@ def average_pool_2d(op: Op, inputs: list) -> list:
     return [fused_activation(total / count, op)]
 
 
-@register("MEAN")
-def mean(op: Op, inputs: list) -> list:
-    """Mean over the axes in input 1 (negative and repeated axes allowed)."""
+_REDUCERS = {"MEAN": np.mean, "SUM": np.sum, "REDUCE_PROD": np.prod}
+
+
+@register(*_REDUCERS)
+def reduce(op: Op, inputs: list) -> list:
+    """MEAN / SUM / REDUCE_PROD over the axes in input 1 (negative and repeated axes
+    allowed), in the input's dtype (int32 shape products stay int32)."""
     x = inputs[0]
     axes = sorted({a % x.ndim for a in const_ints(inputs[1], "axes", op)}) if x.ndim else []
-    if any(x.shape[a] == 0 for a in axes):
+    if op.type == "MEAN" and any(x.shape[a] == 0 for a in axes):
         raise ModelError(f"MEAN: empty reduction over axes {axes} of {x.shape}")
     keep = bool(op.attrs.get("keep_dims", False))
-    return [np.asarray(np.mean(x, axis=tuple(axes), keepdims=keep), dtype=x.dtype)]
+    y = _REDUCERS[op.type](x, axis=tuple(axes), keepdims=keep)
+    return [np.asarray(y, dtype=x.dtype)]

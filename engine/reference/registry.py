@@ -48,7 +48,8 @@ def supported_ops() -> set[str]:
 # The modules holding kernels: importing one runs its @register decorators. Loaded by name
 # (a plugin list, as engine/gpu/kernels does) so the families depend on the registry and
 # not the other way round.
-FAMILIES = ("conv", "elementwise", "pooling", "resize", "shape", "softmax")
+FAMILIES = ("conv", "elementwise", "matmul", "normalization", "pooling", "resize", "shape",
+            "shape_ops", "softmax")  # fmt: skip
 
 
 def _load_families() -> None:

@@ -1,6 +1,9 @@
 """Graph transforms, run in one ordered list before GPU compilation.
 
-Order matters: identities go first (they hide fusion chances), PAD merges
+Order matters: shape arithmetic folds first (it makes reshape targets and tile
+multiples constants), then rank-5 upsampling chains collapse and LayerNorm chains fuse
+(both match the op sequences the converter wrote); identities go next (they hide
+fusion chances), PAD merges
 before the conv's epilogue grows, constant folding before activation fusion
 (folding needs a conv without activation), element-wise fusion, then what is
 left of squeeze-excite gating into the next 1x1 conv's input.
@@ -12,12 +15,18 @@ from __future__ import annotations
 from engine.config import settings
 from engine.model.ir import Graph, compact
 from engine.transforms.base import PassResult
+from engine.transforms.collapse_upsample import collapse_upsample
 from engine.transforms.drop_identities import drop_identities
 from engine.transforms.fold_constants import fold_mul_add
+from engine.transforms.fold_shapes import fold_shapes
 from engine.transforms.fuse import fuse_activations, fuse_elementwise, fuse_input_scale
+from engine.transforms.fuse_layer_norm import fuse_layer_norm
 from engine.transforms.merge_pad import merge_pad
 
 PASSES = (
+    fold_shapes,
+    collapse_upsample,
+    fuse_layer_norm,
     drop_identities,
     merge_pad,
     fold_mul_add,

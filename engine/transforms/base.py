@@ -31,6 +31,15 @@ class PassResult:
         return text
 
 
+def mappable(graph: Graph, *tensors: int) -> bool:
+    """Every tensor (ids < 0 ignored) has a PHWC4 mapping: rank <= 4, no dynamic dimension.
+    Passes skip ops touching others; the engine then names the op (engine/gpu/checks.py)."""
+    return all(
+        t < 0 or (len(graph.tensors[t].shape) <= 4 and min(graph.tensors[t].shape, default=0) >= 0)
+        for t in tensors
+    )
+
+
 def with_attrs(op: Op, **attrs) -> Op:
     return replace(op, attrs={**op.attrs, **attrs})
 

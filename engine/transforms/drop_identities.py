@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_shape
-from engine.transforms.base import PassResult, drop_op
+from engine.transforms.base import PassResult, drop_op, mappable
 
 # Readers that see a tensor only through its PHWC4 layout.
 _LAYOUT_AGNOSTIC = {
@@ -28,6 +28,8 @@ def _identity_source(graph: Graph, i: int) -> tuple[int | None, str]:
     act = op.attrs.get("fused_activation_function", "NONE")
     if op.type == "RESHAPE":
         src, dst = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+        if not mappable(graph, op.inputs[0], op.outputs[0]):
+            return None, ""  # rank > 4: a real reshape (or one collapse_upsample rewrote)
         if phwc4_shape(src.shape) != phwc4_shape(dst.shape):
             return None, ""
         readers = graph.consumers().get(op.outputs[0], [])

@@ -19,7 +19,7 @@ import numpy as np
 
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_shape
-from engine.transforms.base import PassResult, sole_consumer, with_attrs
+from engine.transforms.base import PassResult, mappable, sole_consumer, with_attrs
 
 # Producers whose GPU kernels apply the epilogue.
 PRODUCERS = {
@@ -56,6 +56,8 @@ def fuse_activations(graph: Graph) -> tuple[Graph, PassResult]:
         step = None
         if op.type in ACTIVATIONS:
             step = ("act", op.type)
+        elif op.type == "PRELU" and not mappable(graph, *op.inputs, *op.outputs):
+            pass  # rank > 4: nothing to fuse into on the GPU
         elif op.type == "PRELU" and graph.tensors[op.inputs[1]].is_constant:
             alpha = graph.tensors[op.inputs[1]]
             channels = phwc4_shape(graph.tensors[op.outputs[0]].shape)[3]
@@ -91,6 +93,8 @@ def _channel_pad_source(graph: Graph, tensor: int, reader: int) -> int | None:
 def _fuse_pair(graph: Graph, i: int, result: PassResult) -> Graph | None:
     """Fuse ADD/MUL op `i` into the producer of one operand, or None."""
     op = graph.ops[i]
+    if not mappable(graph, *op.inputs, *op.outputs):
+        return None
     out_shape = phwc4_shape(graph.tensors[op.outputs[0]].shape)
     for side in (0, 1):
         mine, other = op.inputs[side], op.inputs[1 - side]
@@ -188,7 +192,7 @@ def _input_scale_target(graph: Graph, i: int) -> tuple[int, int, int] | None:
     pads = conv.attrs.get("explicit_padding", (0, 0, 0, 0))
     if w.shape[1:3] != (1, 1) or conv.attrs["stride_h"] != 1 or conv.attrs["stride_w"] != 1:
         return None
-    if any(pads):
+    if any(pads) or not mappable(graph, *op.inputs, *op.outputs):
         return None
     out = phwc4_shape(graph.tensors[op.outputs[0]].shape)
     for x, gate in (op.inputs, op.inputs[::-1]):

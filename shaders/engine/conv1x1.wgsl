@@ -66,9 +66,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       let p = p0 + {{ k }}u;
       let row = p / OUT_W;
       let x = p % OUT_W;
-      var v = vec4<T>(a{{ j }}_{{ k }} + b);
+      var v = a{{ j }}_{{ k }} + b;
 {{ ep.apply(steps) }}
-      {{ tensor.store(dst, "s * P + p", "x", "row", "s", "v") }}
+      {{ tensor.store(dst, "s * P + p", "x", "row", "s", "vec4<T>(v)") }}
     }
 {% endfor %}
   }

@@ -79,9 +79,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% for i in range(bx) %}
     if (x0 + {{ i }}u < OUT_W) {
       let x = x0 + {{ i }}u;
-      var v = vec4<T>(acc{{ b }}_{{ i }});
+      var v = acc{{ b }}_{{ i }};
 {{ ep.apply(steps) }}
-      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
+      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "vec4<T>(v)") }}
     }
 {% endfor %}
   }

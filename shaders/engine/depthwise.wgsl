@@ -71,9 +71,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let y = oy0 + {{ oy }}u;
     if (x < OUT_W && y < OUT_H) {
       let row = batch * OUT_H + y;
-      var v = vec4<T>(a{{ oy }}_{{ ox }} + b);
+      var v = a{{ oy }}_{{ ox }} + b;
 {{ ep.apply(steps) }}
-      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
+      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "vec4<T>(v)") }}
     }
   }
 {% endfor %}{% endfor %}
@@ -115,8 +115,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       acc += load(s, in_row, u32(ix)) * weights[ls * KK + u32(ky * {{ kw }} + kx)];
     }
   }
-  var v = vec4<T>(acc + bias[ls]);
+  var v = acc + bias[ls];
 {{ ep.apply(steps) }}
-  {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "v") }}
+  {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "vec4<T>(v)") }}
 }
 {% endif %}

@@ -1,7 +1,11 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
-// Element-wise op over PHWC4 tensors (binary with broadcasting, activations, PReLU).
+{% for name in includes %}
+{% include name %}
+{% endfor %}
+// Element-wise op over PHWC4 tensors (binary with broadcasting, activations, PReLU),
+// computed in E (f32: operands are converted at the load, the result once at the store).
 // Grid: x covers the pixels of one slice (V vec4 per invocation, strided by the
 // work group so neighbouring invocations touch neighbouring vec4), y = slice.
 // Operand loads are index expressions built by engine/gpu/kernels/elementwise.py;
@@ -31,14 +35,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let bi = row / {{ h }}u;
     let y = row % {{ h }}u;
 {% for o in operands %}
-{% set load = tensor.load(o.t, o.index, o.x, o.row, o.s) if o.t else o.load %}
-    let {{ o.var }} = {% if o.lane0 %}vec4<T>({{ load }}.x){% else %}{{ load }}{% endif %};
+{% set load = tensor.load(o.t, o.index, o.x, o.row, o.s, "E") if o.t else o.load %}
+    let {{ o.var }} = {% if o.lane0 %}vec4<E>({{ load }}.x){% else %}{{ load }}{% endif %};
 {% endfor %}
     var v = {{ expr }};
 {{ ep.apply(steps) }}
 {% if mask %}
-    if (s == {{ slices - 1 }}u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
+    if (s == {{ slices - 1 }}u) { v = select(vec4<E>(0.0), v, {{ mask }}); }
 {% endif %}
-    {{ tensor.store(dst, "i", "x", "row", "s", "v") }}
+    {{ tensor.store(dst, "i", "x", "row", "s", "vec4<T>(v)") }}
   }
 }

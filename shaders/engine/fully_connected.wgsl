@@ -60,8 +60,8 @@ fn main(
     let s = ls;
     let row = n / OUT_W;
     let x = n % OUT_W;
-    var v = vec4<T>(part[0] + bias[ls]);
+    var v = part[0] + bias[ls];
 {{ ep.apply(steps) }}
-    dst[s * N + n] = v;
+    dst[s * N + n] = vec4<T>(v);
   }
 }

@@ -68,9 +68,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   for (var p = 0u; p < HW; p++) { acc = fold(acc, pixel(s, batch, base, p)); }
 {% endif %}
 {% if reduce == "max" %}
-  var v = vec4<T>(acc);
+  var v = acc;
 {% else %}
-  var v = vec4<T>(acc * {{ scale }});
+  var v = acc * {{ scale }};
 {% endif %}
   // Output (batch, 1, 1, C) or (batch, C): both store pixel `batch` of slice s.
 {% if out_w == 1 %}
@@ -82,7 +82,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endif %}
 {{ ep.apply(steps) }}
 {% if mask %}
-  if (s == {{ slices - 1 }}u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
+  if (s == {{ slices - 1 }}u) { v = select(vec4<E>(0.0), v, {{ mask }}); }
 {% endif %}
-  {{ tensor.store(dst, "s * " ~ batch ~ "u + batch", "x", "row", "s", "v") }}
+  {{ tensor.store(dst, "s * " ~ batch ~ "u + batch", "x", "row", "s", "vec4<T>(v)") }}
 }

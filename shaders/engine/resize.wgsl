@@ -4,7 +4,7 @@
 {% include "common.wgsl" %}
 // RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR as TFLite's reference kernels
 // (engine/reference/resize.py): source coordinates in f32 whatever T is, from
-// the f32 scale computed on the host; the blend runs in T, same term order.
+// the f32 scale computed on the host; the blend runs in E (f32), same term order.
 // One invocation: a 2x2 output block (up2) or BX output vec4 along x.
 // Padded lanes stay 0 (the input's are 0), forced after an epilogue.
 
@@ -55,27 +55,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   // TFLite's edge rule. Scale 0.5 makes these coordinates exact in f32.
   let ys = vec3<u32>(max(h, 1u) - 1u, h, min(h + 1u, {{ in_h - 1 }}u));
   let xs = vec3<u32>(max(x, 1u) - 1u, x, min(x + 1u, {{ in_w - 1 }}u));
-  var n: array<vec4<T>, 9>;
+  var n: array<vec4<E>, 9>;
 {% for r in range(3) %}
 {% for c in range(3) %}
-  n[{{ r * 3 + c }}] = src[(base + ys[{{ r }}]) * {{ in_w }}u + xs[{{ c }}]];
+  n[{{ r * 3 + c }}] = vec4<E>(src[(base + ys[{{ r }}]) * {{ in_w }}u + xs[{{ c }}]]);
 {% endfor %}
 {% endfor %}
-  let one = T(1.0);
+  let one = E(1.0);
 {% for a in range(2) %}
 {% for c in range(2) %}
   {
     let row = b * {{ out_h }}u + 2u * h + {{ a }}u;
     let x = 2u * x + {{ c }}u;
-    let dy = T(taps(2u * h + {{ a }}u, SCALE_Y, {{ in_h }}u).frac);
-    let dx = T(taps(x, SCALE_X, {{ in_w }}u).frac);
+    let dy = E(taps(2u * h + {{ a }}u, SCALE_Y, {{ in_h }}u).frac);
+    let dx = E(taps(x, SCALE_X, {{ in_w }}u).frac);
     var v = n[{{ a * 3 + c }}] * (one - dy) * (one - dx) + n[{{ a * 3 + c + 3 }}] * dy * (one - dx)
           + n[{{ a * 3 + c + 1 }}] * (one - dy) * dx + n[{{ a * 3 + c + 4 }}] * dy * dx;
 {{ ep.apply(steps) }}
 {% if steps %}
 {{ tensor.zero_padded_lanes(out_c) }}
 {% endif %}
-    dst[(s * {{ out_rows }}u + row) * {{ out_w }}u + x] = v;
+    dst[(s * {{ out_rows }}u + row) * {{ out_w }}u + x] = vec4<T>(v);
   }
 {% endfor %}
 {% endfor %}
@@ -84,8 +84,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let ty = taps(h, SCALE_Y, {{ in_h }}u);
   let r0 = (base + ty.lo) * {{ in_w }}u;
   let r1 = (base + ty.hi) * {{ in_w }}u;
-  let dy = T(ty.frac);
-  let one = T(1.0);
+  let dy = E(ty.frac);
+  let one = E(1.0);
 {% else %}
   let r = (base + nearest(h, SCALE_Y, {{ in_h }}u)) * {{ in_w }}u;
 {% endif %}
@@ -97,17 +97,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endif %}
 {% if bilinear %}
     let tx = taps(x, SCALE_X, {{ in_w }}u);
-    let dx = T(tx.frac);
-    var v = src[r0 + tx.lo] * (one - dy) * (one - dx) + src[r1 + tx.lo] * dy * (one - dx)
-          + src[r0 + tx.hi] * (one - dy) * dx + src[r1 + tx.hi] * dy * dx;
+    let dx = E(tx.frac);
+    var v = vec4<E>(src[r0 + tx.lo]) * (one - dy) * (one - dx)
+          + vec4<E>(src[r1 + tx.lo]) * dy * (one - dx)
+          + vec4<E>(src[r0 + tx.hi]) * (one - dy) * dx + vec4<E>(src[r1 + tx.hi]) * dy * dx;
 {% else %}
-    var v = src[r + nearest(x, SCALE_X, {{ in_w }}u)];
+    var v = vec4<E>(src[r + nearest(x, SCALE_X, {{ in_w }}u)]);
 {% endif %}
 {{ ep.apply(steps) }}
 {% if steps %}
 {{ tensor.zero_padded_lanes(out_c) }}
 {% endif %}
-    dst[out_index + k] = v;
+    dst[out_index + k] = vec4<T>(v);
   }
 {% endif %}
 }

@@ -38,11 +38,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let inv = 1.0 / (sum.x + sum.y + sum.z + sum.w);
   for (var s = 0u; s < S; s++) {
     let e = exp((vec4<f32>(src[s * PLANE + p]) - vec4<f32>(mx)) * BETA) * inv;
-    var v = vec4<T>(select(vec4<f32>(0.0), e, valid(s)));
+    var v = select(vec4<f32>(0.0), e, valid(s));
 {{ ep.apply(steps) }}
 {% if mask %}
-    if (s == S - 1u) { v = select(vec4<T>(0.0), v, {{ mask }}); }
+    if (s == S - 1u) { v = select(vec4<E>(0.0), v, {{ mask }}); }
 {% endif %}
-    dst[s * PLANE + p] = v;
+    dst[s * PLANE + p] = vec4<T>(v);
   }
 }

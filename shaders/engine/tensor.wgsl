@@ -60,6 +60,6 @@ textureStore({{ t.name }}, vec2<u32>({{ x }}, {{ row }}), {{ s }}, vec4<f32>({{ 
    lanes of the last slice are 0. Nothing when c % 4 == 0. #}
 {% macro zero_padded_lanes(c) -%}
 {% if c % 4 %}
-    v = select(vec4<T>(0.0), v, vec4<u32>(s * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>({{ c }}u));
+    v = select(vec4<E>(0.0), v, vec4<u32>(s * 4u) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>({{ c }}u));
 {%- endif %}
 {%- endmacro %}

@@ -66,9 +66,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let y = y0 + {{ out.dy }}u;
     if (x < OUT_W && y < OUT_H) {
       let row = batch * OUT_H + y;
-      var v = vec4<T>(a{{ out.dy }}_{{ out.dx }} + b);
+      var v = a{{ out.dy }}_{{ out.dx }} + b;
 {{ ep.apply(steps) }}
-      dst[(s * OUT_ROWS + row) * OUT_W + x] = v;
+      dst[(s * OUT_ROWS + row) * OUT_W + x] = vec4<T>(v);
     }
   }
 {% endfor %}

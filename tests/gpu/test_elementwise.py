@@ -65,7 +65,7 @@ def test_constant_operands():
     from engine.gpu.kernels.elementwise import const_operand
 
     fp32, fp16 = BuildContext(), BuildContext(precision="fp16")
-    assert const_operand(np.float32(0.25), fp32) == ("vec4<T>(2.5e-01)", None)
+    assert const_operand(np.float32(0.25), fp32) == ("vec4<E>(2.5e-01)", None)
     assert const_operand(np.float32(np.inf), fp32)[0] == "uniform"
     assert const_operand(np.float32(1e6), fp16)[0] == "storage"
     assert const_operand(const((7,)), fp32)[1].data.shape == (8,)

@@ -96,7 +96,7 @@ def test_unknown_planner_is_rejected():
 
 # --- storage kinds -----------------------------------------------------------------------
 def _relu_mean_relu():
-    """x -> RELU -> t1 -> MEAN over channels (no GPU kernel: CPU) -> t2 -> RELU -> y."""
+    """x -> RELU -> t1 -> REDUCE_PROD over channels (no GPU kernel: CPU) -> t2 -> RELU -> y."""
     from engine.model.ir import Graph, Op, Tensor
 
     axis = np.array([3], np.int32)
@@ -109,7 +109,7 @@ def _relu_mean_relu():
     ]
     ops = [
         Op("RELU", (0,), (1,), {}),
-        Op("MEAN", (1, 2), (3,), {"keep_dims": True}),
+        Op("REDUCE_PROD", (1, 2), (3,), {"keep_dims": True}),
         Op("RELU", (3,), (4,), {}),
     ]
     return Graph(tensors, ops, [0], [4], name="relu_mean_relu")
@@ -118,7 +118,7 @@ def _relu_mean_relu():
 def test_cpu_fallback_reads_and_writes_textures():
     graph = _relu_mean_relu()
     engine = Engine(graph, storage="texture", transforms=False)
-    assert engine.fallback_ops == ["#1 MEAN"]
+    assert engine.fallback_ops == ["#1 REDUCE_PROD"]
     assert engine.placement.textures == {1, 3}  # CPU ops take either kind
     feeds = {"x": np.random.default_rng(5).standard_normal((1, 4, 5, 6)).astype(np.float32)}
     engine.poison()

@@ -58,10 +58,15 @@ def single_op_graph(
         fn = registry.kernel(op_type)
         if fn is None:
             raise KeyError(f"no reference kernel for {op_type}")
-        out_shapes = [y.shape for y in fn(probe, zeros)]
+        probed = [np.asarray(y) for y in fn(probe, zeros)]
+        out_shapes = [y.shape for y in probed]
+        # Integer / bool results (SHAPE, shape arithmetic on int constants) keep their type.
+        out_dtypes = [y.dtype.name if y.dtype.kind in "iub" else "float32" for y in probed]
+    else:
+        out_dtypes = ["float32"] * len(out_shapes)
     outs = []
     for k, shape in enumerate(out_shapes):
-        tensors.append(Tensor(f"output{k}", tuple(shape), "float32"))
+        tensors.append(Tensor(f"output{k}", tuple(shape), out_dtypes[k]))
         outs.append(len(tensors) - 1)
     op = Op(op_type, tuple(ids), tuple(outs), dict(attrs or {}), custom)
     return Graph(tensors, [op], graph_inputs, outs, name=f"single_op:{op_type}")

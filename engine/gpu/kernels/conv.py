@@ -125,6 +125,7 @@ class Conv2D(Kernel):
                 "conv2d.wgsl",
                 **geometry(src, dst),
                 precision=ctx.precision,
+                epilogue_type="f32",
                 src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
                 dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
                 weight_space=space,

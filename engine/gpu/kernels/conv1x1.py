@@ -108,6 +108,7 @@ class Conv1x1(Kernel):
             source = render(
                 "conv1x1.wgsl",
                 precision=ctx.precision,
+                epilogue_type="f32",
                 src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
                 dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
                 weight_space=space,

@@ -123,6 +123,7 @@ class _DepthwiseBase(Kernel):
                 "depthwise.wgsl",
                 **geometry(src, dst),
                 precision=ctx.precision,
+                epilogue_type="f32",
                 src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
                 dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
                 weight_space=space,

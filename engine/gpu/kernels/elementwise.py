@@ -1,4 +1,5 @@
-"""Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting, activations, PRELU.
+"""Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting (SQUARED_DIFFERENCE
+included), activations (GELU included), NEG, RSQRT, PRELU.
 
 One template (shaders/engine/elementwise.wgsl) for all of them: each invocation writes
 V vec4 of one slice; operands are loaded by index expressions generated here
@@ -41,18 +42,23 @@ BINARY = {
     "DIV": "a / b",
     "MAXIMUM": "max(a, b)",
     "MINIMUM": "min(a, b)",
+    "SQUARED_DIFFERENCE": "(a - b) * (a - b)",
 }
-ZERO = "vec4<T>(0.0)"
+ZERO = "vec4<E>(0.0)"
 UNARY = {  # comparisons as in engine/reference/elementwise.py
     "RELU": f"max(a, {ZERO})",
-    "RELU6": f"clamp(a, {ZERO}, vec4<T>(6.0))",
-    "RELU_N1_TO_1": "clamp(a, vec4<T>(-1.0), vec4<T>(1.0))",
+    "RELU6": f"clamp(a, {ZERO}, vec4<E>(6.0))",
+    "RELU_N1_TO_1": "clamp(a, vec4<E>(-1.0), vec4<E>(1.0))",
     "LOGISTIC": "sigmoid(a)",
     "TANH": "stable_tanh(a)",
-    "HARD_SWISH": f"a * clamp(a + vec4<T>(3.0), {ZERO}, vec4<T>(6.0)) * vec4<T>(1.0 / 6.0)",
-    "ELU": f"select(a, exp(min(a, {ZERO})) - vec4<T>(1.0), a < {ZERO})",
-    "LEAKY_RELU": f"select(a * vec4<T>({{alpha}}), a, a > {ZERO})",
+    "HARD_SWISH": f"a * clamp(a + vec4<E>(3.0), {ZERO}, vec4<E>(6.0)) * vec4<E>(1.0 / 6.0)",
+    "ELU": f"select(a, exp(min(a, {ZERO})) - vec4<E>(1.0), a < {ZERO})",
+    "LEAKY_RELU": f"select(a * vec4<E>({{alpha}}), a, a > {ZERO})",
+    "NEG": "-a",
+    "RSQRT": "inverseSqrt(a)",  # E is f32: an fp16 variance + 1e-6 epsilon keeps it
+    "GELU": "gelu_{form}(a)",  # shaders/engine/gelu.wgsl
 }
+INCLUDES = {"GELU": ("gelu.wgsl",)}  # helper functions an expression calls
 PRELU = f"select(a * b, a, a >= {ZERO})"
 WG = 64  # invocations per work group (1-D over the pixels of a slice)
 V = 4  # vec4 per invocation: WG 64 x V 4 was best of 32-128 x 1-4 on lavapipe (~10-25%)
@@ -100,7 +106,7 @@ def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | N
     flat = np.asarray(data, np.float32).reshape(-1)
     limit = ctx.precision_info.max_value
     if flat.size == 1 and np.isfinite(flat[0]) and abs(flat[0]) <= limit:
-        return f"vec4<T>({wgsl_float(flat[0])})", None
+        return f"vec4<E>({wgsl_float(flat[0])})", None
     packed = pack_phwc4(data)
     fits = ctx.precision_info.uniform_vec4_arrays and packed.nbytes <= ctx.max_uniform_bytes
     space = "uniform" if fits else "storage"
@@ -108,7 +114,13 @@ def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | N
 
 
 def build_elementwise(
-    name: str, op: Op, graph: Graph, ctx: BuildContext, expr: str, inputs: list[int]
+    name: str,
+    op: Op,
+    graph: Graph,
+    ctx: BuildContext,
+    expr: str,
+    inputs: list[int],
+    includes: tuple[str, ...] = (),
 ) -> list[Dispatch]:
     """One dispatch computing `expr` over operands `inputs` (named a, b) into op.outputs[0]."""
     out = shape4(graph, op.outputs[0])
@@ -127,7 +139,7 @@ def build_elementwise(
             kind = "uniform" if space == "uniform" else "storage, read"
             decl = f"var<{kind}> {var}_buf: array<vec4<T>, {binding.data.size // 4}>"
             o["decl"] = f"@group(0) @binding({len(bindings)}) {decl};"
-            o["load"] = f"{var}_buf[{index_expr(a, out)}]"
+            o["load"] = f"vec4<E>({var}_buf[{index_expr(a, out)}])"
         else:
             binding = Binding("in", tensor=t)
             x, row, sl = ("x", "row", "s") if a == out else operand_coords(a, out)
@@ -139,9 +151,11 @@ def build_elementwise(
     source = render(
         "elementwise.wgsl",
         precision=ctx.precision,
+        epilogue_type="f32",
         dst=tensor_arg(ctx, "dst", 0, op.outputs[0], "write"),
         operands=operands,
         expr=expr,
+        includes=includes,
         plane=out.rows * out.w,
         w=out.w,
         h=out.h,
@@ -179,7 +193,8 @@ class Binary(Kernel):
 
 @register
 class Unary(Kernel):
-    """Activations as ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, ELU, LEAKY_RELU."""
+    """Activations as ops (RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, ELU,
+    LEAKY_RELU, GELU exact or tanh-approximate), NEG and RSQRT."""
 
     name = "unary"
     storage_kinds = ("buffer", "texture")
@@ -192,9 +207,10 @@ class Unary(Kernel):
         expr = UNARY[op.type]
         if op.type == "LEAKY_RELU":
             expr = expr.replace("{alpha}", wgsl_float(op.attrs.get("alpha", 0.2)))
-        return build_elementwise(
-            f"{self.name}_{op.type.lower()}", op, graph, ctx, expr, [op.inputs[0]]
-        )
+        if op.type == "GELU":
+            expr = expr.replace("{form}", "tanh" if op.attrs.get("approximate") else "erf")
+        name, includes = f"{self.name}_{op.type.lower()}", INCLUDES.get(op.type, ())
+        return build_elementwise(name, op, graph, ctx, expr, [op.inputs[0]], includes)
 
 
 @register

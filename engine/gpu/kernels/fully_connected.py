@@ -73,6 +73,7 @@ class FullyConnected(Kernel):
         source = render(
             "fully_connected.wgsl",
             precision=ctx.precision,
+            epilogue_type="f32",
             weight_space=space,
             dst_slices=dst.s,
             src_slices=s_in,

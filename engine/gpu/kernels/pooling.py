@@ -76,6 +76,7 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
         "mean.wgsl",
         **geometry(src, dst),
         precision=ctx.precision,
+        epilogue_type="f32",
         src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
         dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
         reduce=reduce,

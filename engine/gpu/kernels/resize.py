@@ -73,6 +73,7 @@ class Resize(Kernel):
             "resize.wgsl",
             **geometry(i, o),
             precision=ctx.precision,
+            epilogue_type="f32",
             bilinear=bilinear,
             up2=up2,
             align_corners=align,

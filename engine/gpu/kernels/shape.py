@@ -1,5 +1,6 @@
 """Data movement on PHWC4 buffers: RESHAPE, CONCATENATION, SPLIT, SLICE, STRIDED_SLICE,
-TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH.
+TRANSPOSE, GATHER (constant indices picking an affine pattern), DEPTH_TO_SPACE,
+SPACE_TO_DEPTH.
 
 Every kernel is a gather over the output, BX neighbouring vec4 per invocation
 (shaders/engine/gather.wgsl and its children; shaders/engine/concat.wgsl), in one of three modes:
@@ -77,7 +78,7 @@ def mappable(graph: Graph, tensors) -> bool:
         return False
 
 
-def _gather(
+def gather_dispatch(
     name: str, template: str, op: Op, graph: Graph, ctx: BuildContext, src: int, dst: int,
     mode: str, **params,
 ) -> Dispatch:  # fmt: skip
@@ -96,10 +97,11 @@ def _gather(
 # --- RESHAPE -------------------------------------------------------------------------
 @register
 class Reshape(Kernel):
-    """Row-major reshape; a copy when C is kept, vec4 reads when both C % 4 == 0."""
+    """Row-major reshape (EXPAND_DIMS and SQUEEZE are reshapes too); a copy when C is
+    kept, vec4 reads when both C % 4 == 0."""
 
     name = "reshape"
-    op_types = ("RESHAPE",)
+    op_types = ("RESHAPE", "EXPAND_DIMS", "SQUEEZE")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         src, dst = op.inputs[0], op.outputs[0]
@@ -109,7 +111,7 @@ class Reshape(Kernel):
         i, o = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
         mode = "copy" if i.c == o.c else "vec4" if i.c % 4 == 0 == o.c % 4 else "lanes"
         return [
-            _gather(
+            gather_dispatch(
                 self.name,
                 "reshape.wgsl",
                 op,
@@ -162,10 +164,11 @@ def affine_map(op: Op, graph: Graph, out: int) -> tuple[list[int], list[list[int
 
 @register
 class AffineGather(Kernel):
-    """Any axis-wise affine gather: slices with strides and masks, splits, transposes."""
+    """Any axis-wise affine gather: slices with strides and masks, splits, transposes,
+    GATHERs whose constant indices are evenly spaced (others run on the CPU)."""
 
     name = "slice"
-    op_types = ("SLICE", "STRIDED_SLICE", "SPLIT", "TRANSPOSE")
+    op_types = ("SLICE", "STRIDED_SLICE", "SPLIT", "TRANSPOSE", "GATHER")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         src = _data_input(op)
@@ -195,7 +198,9 @@ class AffineGather(Kernel):
             else:
                 mode = "lanes"
             dispatches.append(
-                _gather(self.name, "slice.wgsl", op, graph, ctx, src, dst, mode, begin=begin, m=m)
+                gather_dispatch(
+                    self.name, "slice.wgsl", op, graph, ctx, src, dst, mode, begin=begin, m=m
+                )
             )
         return dispatches
 
@@ -221,7 +226,7 @@ class DepthSpace(Kernel):
         d2s = op.type == "DEPTH_TO_SPACE"
         mode = "vec4" if (o.c if d2s else i.c) % 4 == 0 else "lanes"
         return [
-            _gather(
+            gather_dispatch(
                 self.name,
                 "depth_space.wgsl",
                 op,

@@ -35,6 +35,7 @@ class Softmax(Kernel):
         source = render(
             "softmax.wgsl",
             precision=ctx.precision,
+            epilogue_type="f32",
             plane=dst.rows * dst.w,
             w=dst.w,
             slices=dst.s,

@@ -112,6 +112,7 @@ class _TransposeBase(Kernel):
                 "transpose_conv.wgsl",
                 **geometry(src, dst),
                 precision=ctx.precision,
+                epilogue_type="f32",
                 weight_space=space,
                 weight_count=n * kh * kw * src.s,
                 dst_slices=n,
