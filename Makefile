@@ -11,7 +11,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.stamp-install
 PYTEST_ARGS ?= -q
 
-.PHONY: all setup venv models assets demo demo-still test lint format clean distclean help
+.PHONY: all setup venv models assets demo demo-still test test-fast lint format clean distclean help
 
 all: demo
 
@@ -19,6 +19,7 @@ help:
 	@echo "make demo       set everything up, ar-demo headless segmentation of assets/sample.mp4 -> out/demo.mp4"
 	@echo "make demo-still face detection (numpy reference) on assets/astronaut.png -> out/demo.png"
 	@echo "make test       set everything up, then ruff check, ruff format --check, pytest"
+	@echo "make test-fast  pytest without the slow-marked cases (while editing)"
 	@echo "make setup      system packages (mesa-vulkan-drivers, xvfb) via scripts/setup_system.sh"
 	@echo "make venv       $(VENV) with the project installed editable, extras [$(EXTRAS)]"
 	@echo "make models     fetch + checksum the .tflite files (engine-fetch models)"
@@ -69,6 +70,10 @@ format: $(STAMP)
 
 test: setup $(STAMP) models assets lint
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The fast tier while editing: no slow-marked cases (whole-model sweeps, fuzz runs).
+test-fast: $(STAMP) models assets
+	$(PY) -m pytest -q -m "not slow"
 
 clean:
 	rm -rf out build .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -117,7 +117,11 @@ class Engine:
             self.tune_cache = TuneCache(AdapterKey.from_info(self.ctx.info), folder)
         self._timer: DispatchTimer | None = None
         self.program: Program = compile_graph(
-            graph, options, self.target, input_shapes=input_shapes, timer=self._make_timer,
+            graph,
+            options,
+            self.target,
+            input_shapes=input_shapes,
+            timer=self._make_timer,
             tune_cache=self.tune_cache,
         )
         self.resources = Resources(self.program, self.ctx)
