@@ -10,6 +10,12 @@ what Engine._compile does before it touches the device:
 4. kernel.build(op, graph, BuildContext(...)) with the adapter's DeviceLimits and the
    default work group policy: the Dispatch objects (WGSL, bindings, work group count);
 5. the upload/download conversions (hwc_to_phwc4 per input, phwc4_to_hwc per output).
+Step 4 normally renders every shader, which is most of the time of a prediction
+(jinja2 compiles and runs the macro-heavy templates: ~1 s for a 40-dispatch cell on a
+busy 2-core machine). With `exact=False` (the default) the kernels' `render` is swapped
+for `header_render` while they build: it renders only the template's @workgroup_size
+line with the same parameters, which is all a prediction reads from the source
+(tests/latency check both give the same dispatch lists).
 The adapter's side of that (limits, texture limits, storage kind per precision) is an
 `AdapterProfile`: read once from a GpuContext when measuring, saved with the data and
 the predictors, so a prediction never creates a device.
@@ -21,11 +27,15 @@ the predictors, so a prediction never creates a device.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
+from typing import TYPE_CHECKING
 
 from engine.errors import ModelError
-from engine.model.ir import Graph
-from engine.model.layout import phwc4_shape, slices
+
+if TYPE_CHECKING:  # numpy-free import: a cached prediction needs no graph code
+    from engine.model.ir import Graph
 
 WORKGROUP_RE = re.compile(r"@workgroup_size\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
 IO_GROUP = 64  # engine/gpu/engine.py _prepare_io: ceil_div(count, 64) groups of the io shaders
@@ -136,8 +146,17 @@ def transformed(graph: Graph) -> Graph:
     return run_all(graph)
 
 
-def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32") -> list:
-    """Every dispatch of one run of `graph` on the profiled adapter, in order."""
+def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32",
+                  exact: bool = False) -> list:  # fmt: skip
+    """Every dispatch of one run of `graph` on the profiled adapter, in order; `exact`
+    renders the full WGSL (else only the @workgroup_size line, see the docstring)."""
+    if exact:
+        return _dispatch_list(graph, profile, precision)
+    with _header_render():
+        return _dispatch_list(graph, profile, precision)
+
+
+def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> list:
     from engine.gpu.kernels.base import BuildContext, select
     from engine.gpu.placement import TextureLimits, op_storage, place
     from engine.gpu.workgroups import DeviceLimits
@@ -176,6 +195,52 @@ def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32"
     return out
 
 
+@contextmanager
+def _header_render():
+    """Swap `render` for header_render in every kernel module while kernels build."""
+    import sys
+
+    from engine.gpu.kernels.base import gpu_op_types
+
+    gpu_op_types()  # loads every kernel module
+    mods = [m for name, m in sys.modules.items()
+            if name.startswith("engine.gpu.kernels.") and hasattr(m, "render")]  # fmt: skip
+    saved = [m.render for m in mods]
+    for m in mods:
+        m.render = header_render
+    try:
+        yield
+    finally:
+        for m, r in zip(mods, saved, strict=True):
+            m.render = r
+
+
+def header_render(template: str, **params) -> str:
+    """The @workgroup_size line of `template` (or of the template it extends) rendered
+    with `params`: a stand-in for codegen.render when only the work group size counts."""
+    return _header_template(template).render(**params)
+
+
+@cache
+def _header_template(template: str):
+    import jinja2
+
+    from engine.gpu.codegen import _env
+
+    env = _env()
+    name = template
+    for _ in range(8):  # follow {% extends %} up to the template that has the line
+        text = env.loader.get_source(env, name)[0]
+        line = next((ln for ln in text.splitlines() if "@workgroup_size" in ln), None)
+        if line is not None:
+            return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(line)
+        parent = re.search(r'{%\s*extends\s*"([^"]+)"', text)
+        if parent is None:
+            break
+        name = parent.group(1)
+    raise ValueError(f"{template}: no @workgroup_size line found")
+
+
 def _volume(v) -> int:
     return v[0] * v[1] * v[2]
 
@@ -189,6 +254,8 @@ def workgroup_size(source: str) -> tuple[int, int, int]:
 
 
 def _tensor_bytes(g: Graph, t: int, elem: int) -> int:
+    from engine.model.layout import phwc4_shape, slices
+
     b, h, w, c = phwc4_shape(g.tensors[t].shape)
     return b * h * w * slices(c) * 4 * elem
 
@@ -234,6 +301,7 @@ def _info(g: Graph, i: int, op_type: str, d, flops: int, ctx, elem: int) -> Disp
 def _io(g: Graph, t: int, template: str, elem: int, precision: str) -> DispatchInfo:
     """An upload (hwc_to_phwc4) or download (phwc4_to_hwc) conversion dispatch."""
     from engine.gpu.codegen import render
+    from engine.model.layout import phwc4_shape, slices
 
     b, h, w, c = phwc4_shape(g.tensors[t].shape)
     rows, s = b * h, slices(c)

@@ -145,3 +145,14 @@ def enumerate_space(
     checkpoint(max_vertices + 1, 0)
     bar.close()
     return len(seen)
+
+
+def sample_small(n: int, seed: int, space: list[dict], max_vertices: int = 5,
+                 exclude: set[str] = frozenset()) -> list[Cell]:  # fmt: skip
+    """`n` distinct cells of at most `max_vertices` vertices, uniform among those of the
+    space not in `exclude` (hashes): extra small cells for the held-out-architecture test
+    (a uniform sample of the space has ~0.6% of them: 2,532 of 423,624 have <= 5)."""
+    pool = [r for r in space if len(r["ops"]) <= max_vertices and r["hash"] not in exclude]
+    rng = np.random.default_rng(seed + 1)
+    picks = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
+    return [Cell.from_dict(pool[i]) for i in picks]
