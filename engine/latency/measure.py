@@ -59,7 +59,8 @@ class Timing:
 
 def timed(fn: Callable[[], object], protocol: Protocol) -> Timing:
     """LETI's protocol around `fn` (see the module docstring)."""
-    for attempt in range(protocol.restarts + 1):
+    restarts = 0
+    while True:
         for _ in range(protocol.warmup):
             fn()
         times = np.empty(protocol.runs)
@@ -68,9 +69,10 @@ def timed(fn: Callable[[], object], protocol: Protocol) -> Timing:
             fn()
             times[i] = time.perf_counter() - t0
         mean, std = float(times.mean()) * 1e3, float(times.std()) * 1e3
-        if std <= protocol.max_std * mean:
+        if std <= protocol.max_std * mean or restarts == protocol.restarts:
             break
-    return Timing(mean, float(np.median(times)) * 1e3, std, protocol.runs, attempt)
+        restarts += 1
+    return Timing(mean, float(np.median(times)) * 1e3, std, protocol.runs, restarts)
 
 
 def engine_commit() -> str:
