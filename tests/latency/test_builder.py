@@ -11,7 +11,7 @@ from engine.latency.cell import CONV1X1, CONV3X3, INPUT, MAXPOOL3X3, OUTPUT, Cel
 from engine.latency.measure import random_feeds
 from engine.model.importer import load_tflite
 
-I, O, C3, C1, MP = INPUT, OUTPUT, CONV3X3, CONV1X1, MAXPOOL3X3
+IN, OUT, C3, C1, MP = INPUT, OUTPUT, CONV3X3, CONV1X1, MAXPOOL3X3
 # input -> 1 -> {2, 3} -> output: vertex 1 takes the larger of its readers' channels, so
 # vertex 3 (one channel fewer) reads it through a truncating SLICE
 FORK = Cell.make(
@@ -20,7 +20,7 @@ FORK = Cell.make(
      [0, 0, 0, 0, 1],
      [0, 0, 0, 0, 1],
      [0, 0, 0, 0, 0]],
-    [I, C3, C1, MP, O],
+    [IN, C3, C1, MP, OUT],
 )  # fmt: skip
 TINY = NetConfig(input_size=8, stem_channels=5, num_stacks=2, num_classes=3)
 
@@ -37,7 +37,7 @@ def test_truncation_is_a_slice_and_input_edges_are_projections():
     types = [op.type for op in g.ops]
     assert types.count("SLICE") == 1
     assert types.count("CONCATENATION") == 1
-    skip = Cell.make([[0, 1, 1], [0, 0, 1], [0, 0, 0]], [I, MP, O])
+    skip = Cell.make([[0, 1, 1], [0, 0, 1], [0, 0, 0]], [IN, MP, OUT])
     g = build_graph(skip, NetConfig(num_stacks=1))
     # stem, projection into vertex 1, maxpool, projection of input to output, ADD
     assert [op.type for op in g.ops][:5] == ["CONV_2D", "CONV_2D", "MAX_POOL_2D", "CONV_2D", "ADD"]
@@ -55,7 +55,7 @@ def test_parameters_match_nasbench101():
          [0, 0, 0, 0, 0, 1, 0],
          [0, 0, 0, 0, 0, 0, 1],
          [0, 0, 0, 0, 0, 0, 0]],
-        [I, C3, C1, MP, C3, C3, O],
+        [IN, C3, C1, MP, C3, C3, OUT],
     )  # fmt: skip
     g = build_graph(cell, NetConfig(stem_channels=128, cells_per_stack=3))
     n = 0

@@ -20,18 +20,18 @@ from engine.latency.cell import (
     graph_hash,
 )
 
-I, O, C3, C1, MP = INPUT, OUTPUT, CONV3X3, CONV1X1, MAXPOOL3X3
+IN, OUT, C3, C1, MP = INPUT, OUTPUT, CONV3X3, CONV1X1, MAXPOOL3X3
 
 
 def test_invalid_cells_are_errors():
     with pytest.raises(CellError, match="upper triangular"):
-        Cell.make([[0, 1], [1, 0]], [I, O])
+        Cell.make([[0, 1], [1, 0]], [IN, OUT])
     with pytest.raises(CellError, match="ops"):
-        Cell.make([[0, 1], [0, 0]], [I, C3, O])
+        Cell.make([[0, 1], [0, 0]], [IN, C3, OUT])
     with pytest.raises(CellError, match="first op"):
-        Cell.make([[0, 1, 0], [0, 0, 1], [0, 0, 0]], [C3, I, O])
+        Cell.make([[0, 1, 0], [0, 0, 1], [0, 0, 0]], [C3, IN, OUT])
     with pytest.raises(CellError, match="unknown ops"):
-        Cell.make([[0, 1, 0], [0, 0, 1], [0, 0, 0]], [I, "conv5x5", O])
+        Cell.make([[0, 1, 0], [0, 0, 1], [0, 0, 0]], [IN, "conv5x5", OUT])
 
 
 def test_pruning_drops_vertices_off_every_path():
@@ -42,18 +42,18 @@ def test_pruning_drops_vertices_off_every_path():
          [0, 0, 0, 0, 1],
          [0, 0, 0, 0, 0],
          [0, 0, 0, 0, 0]],
-        [I, C3, C1, MP, O],
+        [IN, C3, C1, MP, OUT],
     )  # fmt: skip
     p = cell.pruned()
     assert p.matrix == ((0, 1, 0), (0, 0, 1), (0, 0, 0))
-    assert p.ops == (I, C3, O)
+    assert p.ops == (IN, C3, OUT)
     assert cell.hash() == p.hash()
 
 
 def test_pruning_keeps_a_full_dag_and_rejects_a_disconnected_one():
-    diamond = Cell.make([[0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]], [I, C3, MP, O])
+    diamond = Cell.make([[0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]], [IN, C3, MP, OUT])
     assert diamond.pruned() == diamond
-    cut = Cell.make([[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]], [I, C3, C1, O])
+    cut = Cell.make([[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]], [IN, C3, C1, OUT])
     assert cut.pruned() is None and not cut.is_valid()
     with pytest.raises(CellError):
         cut.hash()
@@ -65,10 +65,10 @@ def test_limits_apply_after_pruning():
     m = np.zeros((8, 8), int)
     for a, b in ((0, 1), (1, 2), (2, 4), (4, 5), (5, 6), (6, 7), (2, 3)):
         m[a, b] = 1
-    cell = Cell.make(m, [I, C3, C3, C1, C3, C3, MP, O])
+    cell = Cell.make(m, [IN, C3, C3, C1, C3, C3, MP, OUT])
     assert cell.pruned().vertices == 7 and cell.pruned().edges == 6 and cell.is_valid()
     dense = np.triu(np.ones((7, 7), int), 1)  # 21 edges
-    assert not Cell.make(dense, [I, C3, C3, C3, C3, C3, O]).is_valid()
+    assert not Cell.make(dense, [IN, C3, C3, C3, C3, C3, OUT]).is_valid()
 
 
 def _permute(matrix, labels, perm):
@@ -94,15 +94,15 @@ def test_hash_is_invariant_under_vertex_permutation():
 
 def test_hash_separates_non_isomorphic_cells():
     chain = [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0]]
-    a = Cell.make(chain, [I, C3, C1, O])
-    b = Cell.make(chain, [I, C1, C3, O])  # same ops, other order
+    a = Cell.make(chain, [IN, C3, C1, OUT])
+    b = Cell.make(chain, [IN, C1, C3, OUT])  # same ops, other order
     skip = [[0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0]]
-    c = Cell.make(skip, [I, C3, C1, O])
-    d = Cell.make(skip, [I, C1, C3, O])  # the skip edge bypasses the other op
+    c = Cell.make(skip, [IN, C3, C1, OUT])
+    d = Cell.make(skip, [IN, C1, C3, OUT])  # the skip edge bypasses the other op
     assert len({a.hash(), b.hash(), c.hash(), d.hash()}) == 4
     # a diamond's two branches may swap
-    x = Cell.make([[0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]], [I, C3, MP, O])
-    y = Cell.make([[0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]], [I, MP, C3, O])
+    x = Cell.make([[0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]], [IN, C3, MP, OUT])
+    y = Cell.make([[0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 0]], [IN, MP, C3, OUT])
     assert x.hash() == y.hash()
 
 
