@@ -67,6 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--space", default=str(SPACE), help="enumerated space (enumerate)")
     m.add_argument("--config", default="{}", help="NetConfig fields as JSON")
     m.add_argument("--models", nargs="*", help="measure these .tflite files instead")
+    m.add_argument(
+        "--repeat",
+        help="measure again the first --cells cells of this dataset "
+        "(into --out: the noise floor of `report --repeat`)",
+    )
     m.add_argument("--out", help="dataset (default data/latency/<adapter>.csv.gz)")
     _engine_args(m)
     m.add_argument("--runs", type=int, default=50)
@@ -177,6 +182,9 @@ def _measure(args) -> int:
         jobs = [measure.model_job(p) for p in args.models]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-models")
         total = len(jobs)
+    elif args.repeat:
+        jobs, total = _repeat_jobs(args)
+        out = args.out or default_path(f"{adapter_slug(ctx.info)}-repeat")
     else:
         jobs, total = _cell_jobs(args)
         out = args.out or default_path(adapter_slug(ctx.info))
@@ -200,6 +208,18 @@ def _cell_jobs(args):
         taken = {c.hash() for c, _ in cells}
         cells += [(c, "small") for c in sample_small(args.small, args.seed, space, exclude=taken)]
     return (measure.cell_job(c, config, tag) for c, tag in cells), len(cells)
+
+
+def _repeat_jobs(args):
+    from engine.latency import measure
+    from engine.latency.builder import NetConfig
+    from engine.latency.cell import Cell
+    from engine.latency.dataset import read_rows
+
+    rows = [r for r in read_rows(args.repeat) if r.get("adjacency")][: args.cells]
+    jobs = (measure.cell_job(Cell.make(r["adjacency"], r["ops"]), NetConfig.from_dict(r["config"]),
+                             r["sample"]) for r in rows)  # fmt: skip
+    return jobs, len(rows)
 
 
 def _measure_ops(args) -> int:

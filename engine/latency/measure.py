@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import EngineError
+from engine.errors import EngineError, ModelError
 from engine.latency import dataset
 from engine.latency.builder import NetConfig, build_graph, build_tflite
 from engine.latency.cell import Cell
@@ -224,8 +224,13 @@ def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision:
         if (job.key_hash, config, precision) in done:
             bar.update(1)
             continue
-        row = measure_job(job, ctx, profile, precision, protocol, litert_threads, profile_runs,
-                          commit)  # fmt: skip
+        try:
+            row = measure_job(job, ctx, profile, precision, protocol, litert_threads,
+                              profile_runs, commit)  # fmt: skip
+        except ModelError as exc:  # e.g. an op without GPU kernel: no dispatch list
+            bar.write(f"skipped {job.model or job.key_hash}: {exc}")
+            bar.update(1)
+            continue
         pending.append(row)
         done.add((job.key_hash, config, precision))
         bar.update(1)
