@@ -111,6 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--models", help="measured models/ dataset (beyond the training space)")
     r.add_argument("--repeat", help="a second measurement of some cells (noise floor)")
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--target", choices=("mean", "median"), default="mean")
     r.add_argument("--out", default="out/latency")
     r.set_defaults(func=_report)
 
@@ -240,7 +241,8 @@ def _measure_ops(args) -> int:
 def _fit(args) -> int:
     from engine.latency.predictors import fit_all
 
-    paths = fit_all(args.dataset, args.out, args.train, args.seed, install=args.install)
+    paths = fit_all(args.dataset, args.out, args.train, args.seed, install=args.install,
+                    target=args.target)  # fmt: skip
     for p in paths:
         print(p)
     return 0
@@ -249,7 +251,8 @@ def _fit(args) -> int:
 def _report(args) -> int:
     from engine.latency.report import write_report
 
-    paths = write_report(args.dataset, args.out, args.seed, args.models, args.repeat)
+    paths = write_report(args.dataset, args.out, args.seed, args.models, args.repeat,
+                         args.target)  # fmt: skip
     for p in paths:
         print(p)
     return 0

@@ -58,40 +58,42 @@ def evaluate(train, test, profile: dict, table: dict, kinds=TABLE_KINDS) -> dict
     return out
 
 
-def noise_floor(first: list[dict], second: list[dict]) -> dict:
+def noise_floor(first: list[dict], second: list[dict], target: str = "mean") -> dict:
     """Acc@ of a repeated measurement of the same cells against the first one."""
-    a = {(r["hash"], r["precision"]): r["engine_mean_ms"] for r in first}
-    pairs = [(r["engine_mean_ms"], a[(r["hash"], r["precision"])]) for r in second
+    col = f"engine_{target}_ms"
+    a = {(r["hash"], r["precision"]): r[col] for r in first}
+    pairs = [(r[col], a[(r["hash"], r["precision"])]) for r in second
              if (r["hash"], r["precision"]) in a]  # fmt: skip
     if not pairs:
         return {}
     return metrics([p for p, _ in pairs], [t for _, t in pairs])
 
 
-def beyond_space(cells, models: list[dict], profile: dict) -> list[dict]:
+def beyond_space(cells, models: list[dict], profile: dict, target: str = "mean") -> list[dict]:
     """Dispatch-level predictor fitted on every uniform cell, on each measured model."""
     from engine.latency.predictors.base import Sample
 
     p = make("dispatch", profile).fit([s for s in cells if s.tag == "uniform"])
     rows = []
     for r in models:
-        s = Sample.from_row(r)
+        s = Sample.from_row(r, target)
         pred = p.predict(s)
-        rows.append({"model": r["model"], "measured_ms": r["engine_mean_ms"], "predicted_ms": pred,
-                     "error_pct": 100 * (pred - r["engine_mean_ms"]) / r["engine_mean_ms"],
+        rows.append({"model": r["model"], "measured_ms": s.y, "predicted_ms": pred,
+                     "error_pct": 100 * (pred - s.y) / s.y,
                      "dispatches": r["dispatches"]})  # fmt: skip
     return rows
 
 
 def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int = 0,
-                 models: str | None = None, repeat: str | None = None) -> list[Path]:  # fmt: skip
+                 models: str | None = None, repeat: str | None = None,
+                 target: str = "mean") -> list[Path]:  # fmt: skip
     from engine.latency.dataset import profile_path, read_rows
     from engine.latency.lut import ops_path, read_table
 
     rows = read_rows(dataset)
     profile = json.loads(profile_path(dataset).read_text())
     table = read_table(ops_path(dataset))
-    items = samples(rows)
+    items = samples(rows, target)
     if table:
         add_layers(items)
     out = Path(out)
@@ -99,7 +101,7 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
     doc: dict = {"dataset": str(dataset), "rows": len(rows), "adapter": profile["name"],
                  "driver": profile["driver"], "engine": engine_fingerprint(),
                  "engine_commit": sorted({r["engine_commit"] for r in rows}),
-                 "load_avg": _load_summary(rows), "splits": {}}  # fmt: skip
+                 "load_avg": _load_summary(rows), "target": target, "splits": {}}  # fmt: skip
     results = {}
     for frac in (0.05, 0.5):
         train, test = split(items, frac, seed)
@@ -114,9 +116,9 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
     doc["run_std_over_mean"] = _median([r["engine_std_ms"] / r["engine_mean_ms"] for r in rows
                                         if r["engine_mean_ms"]])  # fmt: skip
     if repeat:
-        doc["noise_floor"] = noise_floor(rows, read_rows(repeat))
+        doc["noise_floor"] = noise_floor(rows, read_rows(repeat), target)
     if models:
-        doc["beyond_space"] = beyond_space(items, read_rows(models), profile)
+        doc["beyond_space"] = beyond_space(items, read_rows(models), profile, target)
     paths = [out / "report.json", out / "report.md"]
     paths[0].write_text(json.dumps(doc, indent=1) + "\n")
     paths[1].write_text(markdown(doc))
@@ -150,7 +152,8 @@ def _table(title: str, results: dict) -> list[str]:
 
 def markdown(doc: dict) -> str:
     lines = [f"# Latency predictors on {doc['adapter']} ({doc['driver']})", "",
-             f"Dataset {doc['dataset']}: {doc['rows']} rows; engine {doc['engine']} "
+             f"Dataset {doc['dataset']}: {doc['rows']} rows, target: the engine's "
+             f"{doc['target']} run time; engine {doc['engine']} "
              f"(commits {', '.join(doc['engine_commit'])}); load average during measurement "
              f"{doc['load_avg']}; median run std/mean {100 * doc['run_std_over_mean']:.1f}%.", ""]  # fmt: skip
     for frac, res in doc["splits"].items():
@@ -187,13 +190,16 @@ def scatter_plots(results: dict, out: Path) -> list[Path]:
     paths = []
     for kind, r in results.items():
         fig, ax = plt.subplots(figsize=(4.2, 4.2), dpi=110)
-        t, p = r["trues"], [x if math.isfinite(x) else float("nan") for x in r["preds"]]
+        t = r["trues"]
+        p = [x if math.isfinite(x) and x > 0 else float("nan") for x in r["preds"]]
         ok = [within(a, b, 0.10) for a, b in zip(p, t, strict=True)]
         ax.scatter(t, p, s=6, c=["tab:blue" if k else "tab:red" for k in ok], alpha=0.6)
         lo, hi = min(t) * 0.9, max(t) * 1.1
         ax.plot([lo, hi], [lo, hi], "k-", lw=0.8)
         for f in (0.9, 1.1):
             ax.plot([lo, hi], [lo * f, hi * f], "k:", lw=0.6)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
         ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel="measured (ms)", ylabel="predicted (ms)",
                title=f"{NAMES[kind]}\nAcc@±10% {100 * r['metrics']['acc10']:.1f}%")  # fmt: skip
         fig.tight_layout()

@@ -60,8 +60,14 @@ def load(path: str | os.PathLike) -> Predictor:
     return p
 
 
-def samples(rows: list[dict]) -> list[Sample]:
-    return [Sample.from_row(r) for r in rows if r.get("engine_mean_ms")]
+TARGETS = ("mean", "median")
+
+
+def samples(rows: list[dict], target: str = "mean") -> list[Sample]:
+    """Measured rows as samples; y is the engine's mean (LETI) or median run time."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    return [Sample.from_row(r, target) for r in rows if r.get(f"engine_{target}_ms")]
 
 
 def split(items: list[Sample], train: float, seed: int = 0) -> tuple[list, list]:
@@ -88,20 +94,22 @@ def add_layers(items: list[Sample]) -> None:
 
 
 def fit_all(dataset: str | os.PathLike, out: str | os.PathLike, train: float = 0.05,
-            seed: int = 0, kinds=KINDS, install: bool = False) -> list[Path]:  # fmt: skip
+            seed: int = 0, kinds=KINDS, install: bool = False,
+            target: str = "mean") -> list[Path]:  # fmt: skip
     """Fit every predictor on the `train` split of `dataset`; save them under `out`."""
     from engine.latency.dataset import profile_path, read_rows
     from engine.latency.lut import ops_path, read_table
 
     rows = read_rows(dataset)
     profile = json.loads(profile_path(dataset).read_text())
-    fit_on, _ = split(samples(rows), train, seed)
+    fit_on, _ = split(samples(rows, target), train, seed)
     if not fit_on:
         raise ValueError(f"{dataset}: no measured cells to fit on")
     precision = rows[0]["precision"]
     meta = {"adapter": profile["name"], "precision": precision, "engine": engine_fingerprint(),
             "fitted_on": {"dataset": str(dataset), "models": len(fit_on), "train": train,
-                          "seed": seed, "engine_commit": rows[0]["engine_commit"]}}  # fmt: skip
+                          "seed": seed, "target": target,
+                          "engine_commit": rows[0]["engine_commit"]}}  # fmt: skip
     out = Path(out) / f"{profile['name']}-{precision}"
     paths = []
     for kind in kinds:

@@ -37,13 +37,14 @@ class Sample:
     model: str = ""
 
     @classmethod
-    def from_row(cls, row: dict) -> Sample:
+    def from_row(cls, row: dict, target: str = "mean") -> Sample:
+        """A dataset row; `target`: the engine's "mean" (LETI) or "median" run time."""
         return cls(
             hash=row["hash"],
             flops=row["flops"],
             peak_memory=row["peak_memory"],
             dispatches=[DispatchInfo.from_list(d) for d in row["dispatch_list"] or []],
-            y=row["engine_mean_ms"],
+            y=row[f"engine_{target}_ms"],
             dispatch_ms=row.get("dispatch_ms"),
             adjacency=row.get("adjacency"),
             ops=row.get("ops"),
