@@ -100,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default=str(DATA / "predictors"))
     f.add_argument(
+        "--target",
+        choices=("mean", "median"),
+        default="mean",
+        help="the engine's mean run time (LETI) or the median (robust to load)",
+    )
+    f.add_argument(
         "--install",
         action="store_true",
         help="also install the dispatch predictor as the package default",
