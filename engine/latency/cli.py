@@ -68,6 +68,13 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--config", default="{}", help="NetConfig fields as JSON")
     m.add_argument("--models", nargs="*", help="measure these .tflite files instead")
     m.add_argument(
+        "--kernels",
+        type=int,
+        default=0,
+        help="measure this many generated single-layer models instead "
+        "(engine.latency.kernels: per-kernel data for the dispatch predictor)",
+    )
+    m.add_argument(
         "--repeat",
         help="measure again the first --cells cells of this dataset "
         "(into --out: the noise floor of `report --repeat`)",
@@ -97,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fit", help="fit every predictor on a dataset's training split")
     f.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
     f.add_argument("--train", type=float, default=0.05, help="training fraction")
+    f.add_argument("--kernels", help="generated single-layer models (measure --kernels)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default=str(DATA / "predictors"))
     f.add_argument(
@@ -116,6 +124,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
     r.add_argument("--models", help="measured models/ dataset (beyond the training space)")
     r.add_argument("--repeat", help="a second measurement of some cells (noise floor)")
+    r.add_argument(
+        "--kernels",
+        help="generated single-layer models (measure --kernels): "
+        "adds the row (e+) and feeds the beyond-the-space predictor",
+    )
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--target", choices=("mean", "median"), default="mean")
     r.add_argument("--out", default="out/latency")
@@ -189,6 +202,14 @@ def _measure(args) -> int:
         jobs = [measure.model_job(p) for p in args.models]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-models")
         total = len(jobs)
+    elif args.kernels:
+        from engine.latency.kernels import kernel_graphs
+        from engine.model.writer import write_tflite
+
+        jobs = [measure.Job(key, g, write_tflite(g), model=g.name, sample="kernel")
+                for _, key, g in kernel_graphs(args.kernels, args.seed)]  # fmt: skip
+        out = args.out or default_path(f"{adapter_slug(ctx.info)}-kernels")
+        total = len(jobs)
     elif args.repeat:
         jobs, total = _repeat_jobs(args)
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-repeat")
@@ -248,7 +269,7 @@ def _fit(args) -> int:
     from engine.latency.predictors import fit_all
 
     paths = fit_all(args.dataset, args.out, args.train, args.seed, install=args.install,
-                    target=args.target)  # fmt: skip
+                    target=args.target, kernels=args.kernels)  # fmt: skip
     for p in paths:
         print(p)
     return 0
@@ -258,7 +279,7 @@ def _report(args) -> int:
     from engine.latency.report import write_report
 
     paths = write_report(args.dataset, args.out, args.seed, args.models, args.repeat,
-                         args.target)  # fmt: skip
+                         args.target, args.kernels)  # fmt: skip
     for p in paths:
         print(p)
     return 0

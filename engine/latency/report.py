@@ -29,13 +29,19 @@ from engine.latency.predictors import (
 )
 from engine.latency.predictors.base import within
 
-TABLE_KINDS = ("lut", "flops", "better_flops", "xgboost", "dispatch")
+TABLE_KINDS = ("lut", "flops", "better_flops", "xgboost", "dispatch", "dispatch+kernels")
 NAMES = {"lut": "(a) look-up table", "flops": "(b) FLOPs", "better_flops": "(c) Better FLOPs",
-         "xgboost": "(d) XGBoost (58 features)", "dispatch": "(e) dispatch-level (ours)"}  # fmt: skip
+         "xgboost": "(d) XGBoost (58 features)", "dispatch": "(e) dispatch-level (ours)",
+         "dispatch+kernels": "(e+) dispatch-level + generated kernels"}  # fmt: skip
 
 
-def fit_predict(kind: str, train, test, profile: dict, table: dict) -> list[float] | None:
+def fit_predict(kind: str, train, test, profile: dict, table: dict,
+                kernels=()) -> list[float] | None:  # fmt: skip
     """Predictions for `test` by a `kind` predictor fitted on `train` (None: unavailable)."""
+    if kind == "dispatch+kernels":
+        if not kernels:
+            return None
+        return make("dispatch", profile).fit(train, kernels).predict_many(test)
     p = make(kind, profile)
     if kind == "lut":
         if not table:
@@ -48,10 +54,10 @@ def fit_predict(kind: str, train, test, profile: dict, table: dict) -> list[floa
     return p.predict_many(test)
 
 
-def evaluate(train, test, profile: dict, table: dict, kinds=TABLE_KINDS) -> dict:
+def evaluate(train, test, profile: dict, table: dict, kernels=(), kinds=TABLE_KINDS) -> dict:
     out = {}
     for kind in kinds:
-        preds = fit_predict(kind, train, test, profile, table)
+        preds = fit_predict(kind, train, test, profile, table, kernels)
         if preds is not None:
             out[kind] = {"metrics": metrics(preds, [s.y for s in test]), "preds": preds,
                          "trues": [s.y for s in test], "train": len(train)}  # fmt: skip
@@ -69,11 +75,13 @@ def noise_floor(first: list[dict], second: list[dict], target: str = "mean") -> 
     return metrics([p for p, _ in pairs], [t for _, t in pairs])
 
 
-def beyond_space(cells, models: list[dict], profile: dict, target: str = "mean") -> list[dict]:
-    """Dispatch-level predictor fitted on every uniform cell, on each measured model."""
+def beyond_space(cells, models: list[dict], profile: dict, target: str = "mean",
+                 kernels=()) -> list[dict]:  # fmt: skip
+    """Dispatch-level predictor fitted on every uniform cell (and the generated kernels),
+    on each measured model."""
     from engine.latency.predictors.base import Sample
 
-    p = make("dispatch", profile).fit([s for s in cells if s.tag == "uniform"])
+    p = make("dispatch", profile).fit([s for s in cells if s.tag == "uniform"], kernels)
     rows = []
     for r in models:
         s = Sample.from_row(r, target)
@@ -86,7 +94,7 @@ def beyond_space(cells, models: list[dict], profile: dict, target: str = "mean")
 
 def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int = 0,
                  models: str | None = None, repeat: str | None = None,
-                 target: str = "mean") -> list[Path]:  # fmt: skip
+                 target: str = "mean", kernels: str | None = None) -> list[Path]:  # fmt: skip
     from engine.latency.dataset import profile_path, read_rows
     from engine.latency.lut import ops_path, read_table
 
@@ -94,6 +102,7 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
     profile = json.loads(profile_path(dataset).read_text())
     table = read_table(ops_path(dataset))
     items = samples(rows, target)
+    extra = samples(read_rows(kernels), target) if kernels else []
     if table:
         add_layers(items)
     out = Path(out)
@@ -105,20 +114,21 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
     results = {}
     for frac in (0.05, 0.5):
         train, test = split(items, frac, seed)
-        results[frac] = evaluate(train, test, profile, table)
+        results[frac] = evaluate(train, test, profile, table, extra)
         doc["splits"][f"{frac:g}"] = {k: v["metrics"] | {"train": v["train"]}
                                       for k, v in results[frac].items()}  # fmt: skip
     small = [s for s in items if s.vertices is not None and s.vertices <= 5]
     large = [s for s in items if s.vertices is not None and s.vertices >= 6 and s.tag == "uniform"]
     if len(small) >= 5 and large:
-        held = evaluate(small, large, profile, table)
+        held = evaluate(small, large, profile, table, extra)
         doc["held_out"] = {k: v["metrics"] | {"train": v["train"]} for k, v in held.items()}
     doc["run_std_over_mean"] = _median([r["engine_std_ms"] / r["engine_mean_ms"] for r in rows
                                         if r["engine_mean_ms"]])  # fmt: skip
     if repeat:
         doc["noise_floor"] = noise_floor(rows, read_rows(repeat), target)
     if models:
-        doc["beyond_space"] = beyond_space(items, read_rows(models), profile, target)
+        doc["beyond_space"] = beyond_space(items, read_rows(models), profile, target, extra)
+        doc["beyond_space_kernels"] = len(extra)
     paths = [out / "report.json", out / "report.md"]
     paths[0].write_text(json.dumps(doc, indent=1) + "\n")
     paths[1].write_text(markdown(doc))
@@ -169,7 +179,8 @@ def markdown(doc: dict) -> str:
                   f"{m['n']} cells: Acc@±1% {100 * m['acc1']:.1f}%, Acc@±5% {100 * m['acc5']:.1f}%, "
                   f"Acc@±10% {100 * m['acc10']:.1f}%, RMSE {m['rmse_ms']:.3f} ms", ""]  # fmt: skip
     if doc.get("beyond_space"):
-        lines += ["### Beyond the training space (dispatch-level, fitted on generated cells only)",
+        lines += ["### Beyond the training space (dispatch-level, fitted on generated cells "
+                  f"and {doc.get('beyond_space_kernels', 0)} generated single-layer models only)",
                   "", "| model | dispatches | measured (ms) | predicted (ms) | error |",
                   "|---|---:|---:|---:|---:|"]  # fmt: skip
         for r in doc["beyond_space"]:
@@ -210,4 +221,4 @@ def scatter_plots(results: dict, out: Path) -> list[Path]:
     return paths
 
 
-assert set(TABLE_KINDS) == set(KINDS)
+assert set(TABLE_KINDS) == {*KINDS, "dispatch+kernels"}

@@ -122,3 +122,14 @@ def test_xgboost_saves_its_native_json(tmp_path):
     path = p.save(tmp_path / "xgboost.json")
     assert (tmp_path / "xgboost.model.json").exists()
     assert load(path).predict_many(data) == pytest.approx(p.predict_many(data))
+
+
+def test_generated_kernels_add_families_only():
+    """Kernel samples teach pool2d; the model-level terms still come from the models."""
+    cells = [s for s in _dataset(60) if all(d.kernel == "conv2d" for d in s.dispatches)]
+    pools = [s for s in _dataset(40, seed=6) if all(d.kernel == "pool2d" for d in s.dispatches)]
+    for k in pools:
+        k.y = 1e3  # a kernel model's total must not move per-run / per-dispatch terms
+    p = DispatchLevel(units=2).fit(cells + _dataset(30, seed=8), pools)
+    assert p.params["families"]["pool2d"] == pytest.approx(TRUE["pool2d"], abs=1e-9)
+    assert p.params["per_run"] == pytest.approx(0.1, abs=1e-6)

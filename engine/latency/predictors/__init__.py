@@ -95,7 +95,7 @@ def add_layers(items: list[Sample]) -> None:
 
 def fit_all(dataset: str | os.PathLike, out: str | os.PathLike, train: float = 0.05,
             seed: int = 0, kinds=KINDS, install: bool = False,
-            target: str = "mean") -> list[Path]:  # fmt: skip
+            target: str = "mean", kernels: str | None = None) -> list[Path]:  # fmt: skip
     """Fit every predictor on the `train` split of `dataset`; save them under `out`."""
     from engine.latency.dataset import profile_path, read_rows
     from engine.latency.lut import ops_path, read_table
@@ -103,12 +103,13 @@ def fit_all(dataset: str | os.PathLike, out: str | os.PathLike, train: float = 0
     rows = read_rows(dataset)
     profile = json.loads(profile_path(dataset).read_text())
     fit_on, _ = split(samples(rows, target), train, seed)
+    extra = samples(read_rows(kernels), target) if kernels else []
     if not fit_on:
         raise ValueError(f"{dataset}: no measured cells to fit on")
     precision = rows[0]["precision"]
     meta = {"adapter": profile["name"], "precision": precision, "engine": engine_fingerprint(),
             "fitted_on": {"dataset": str(dataset), "models": len(fit_on), "train": train,
-                          "seed": seed, "target": target,
+                          "seed": seed, "target": target, "kernels": str(kernels or ""),
                           "engine_commit": rows[0]["engine_commit"]}}  # fmt: skip
     out = Path(out) / f"{profile['name']}-{precision}"
     paths = []
@@ -118,7 +119,7 @@ def fit_all(dataset: str | os.PathLike, out: str | os.PathLike, train: float = 0
             p.params["table"] = read_table(ops_path(dataset))
         p.meta = dict(meta, profile=profile) if kind == "dispatch" else dict(meta)
         try:
-            p.fit(fit_on)
+            p.fit(fit_on, extra) if kind == "dispatch" else p.fit(fit_on)
         except ImportError as exc:
             print(f"skipped {kind}: {exc} (pip install 'webgpu-ar[latency]')")
             continue

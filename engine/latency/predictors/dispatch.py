@@ -71,16 +71,18 @@ class DispatchLevel(Predictor):
     def predict(self, sample: Sample) -> float:
         return self.params["per_run"] + sum(self.breakdown(sample))
 
-    def fit(self, samples: list[Sample]) -> DispatchLevel:
+    def fit(self, samples: list[Sample], kernels: list[Sample] = ()) -> DispatchLevel:
+        """Fit on `samples` (models); `kernels`: generated single-layer models whose
+        profiled dispatches only add to the per-family data (engine.latency.kernels)."""
         import numpy as np
 
         units = self.units
         profiled = all(s.dispatch_ms for s in samples)
-        self.params.update(units=units, profiled=profiled)
+        self.params.update(units=units, profiled=profiled, kernel_models=len(kernels))
         if profiled:
             xs: dict[str, list] = {}
             ys: dict[str, list] = {}
-            for s in samples:
+            for s in [*samples, *(k for k in kernels if k.dispatch_ms)]:
                 for d, ms in zip(s.dispatches, s.dispatch_ms, strict=True):
                     if ms is None:
                         continue
