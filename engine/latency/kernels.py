@@ -20,7 +20,7 @@ no MediaPipe model or layer goes into it. A family is one small graph pattern:
 | concat | CONCATENATION of two tensors |
 
 Shapes: H = W in SIZES, channels in CHANNELS, drawn until the layer's FLOPs are at
-most MAX_FLOPS (a single layer then runs in well under 20 ms on lavapipe).
+most MAX_FLOPS and its output at most MAX_OUTPUT elements (a single layer then runs in well under 20 ms on lavapipe).
 
     jobs = kernel_graphs(200, seed=0)    # [(family, Graph)]
 """
@@ -37,6 +37,10 @@ from engine.model.ir import Graph
 SIZES = (8, 12, 16, 24, 32, 48, 64, 96, 128)
 CHANNELS = (4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 MAX_FLOPS = 150e6  # lavapipe runs ~5-10 GFLOP/s in conv kernels (docs/benchmarks.md)
+# The engine's output conversion dispatches ceil(elements / 64) work groups along x
+# (engine/gpu/engine.py _prepare_io), over WebGPU's 65535 per dimension above 4.19M
+# elements: a 128x128x256 input resized x2 failed validation. Stay below.
+MAX_OUTPUT = 64 * 65535
 FAMILIES = ("depthwise", "conv1x1", "conv3x3", "conv_prelu", "max_pool", "global_pool",
             "gate", "binary", "resize", "concat")  # fmt: skip
 ACTS = ("NONE", "RELU", "RELU6")
@@ -136,7 +140,7 @@ def kernel_graphs(count: int, seed: int = 0) -> list[tuple[str, str, Graph]]:
         family = FAMILIES[i % len(FAMILIES)]
         while True:
             g = kernel_graph(family, rng)
-            if _flops(g) <= MAX_FLOPS:
+            if _flops(g) <= MAX_FLOPS and g.tensors[g.outputs[0]].size <= MAX_OUTPUT:
                 break
         desc = repr([(op.type, [g.tensors[t].shape for t in op.inputs], op.attrs) for op in g.ops])
         out.append((family, hashlib.md5(f"{i}:{desc}".encode()).hexdigest(), g))

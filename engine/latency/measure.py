@@ -231,6 +231,11 @@ def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision:
             bar.write(f"skipped {job.model or job.key_hash}: {exc}")
             bar.update(1)
             continue
+        except Exception as exc:  # a device error on one model (e.g. a validation error)
+            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+            bar.write(f"failed {job.model or job.key_hash}: {type(exc).__name__}: {first}")
+            bar.update(1)
+            continue
         pending.append(row)
         done.add((job.key_hash, config, precision))
         bar.update(1)

@@ -214,7 +214,7 @@ def scatter_plots(results: dict, out: Path) -> list[Path]:
         ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel="measured (ms)", ylabel="predicted (ms)",
                title=f"{NAMES[kind]}\nAcc@±10% {100 * r['metrics']['acc10']:.1f}%")  # fmt: skip
         fig.tight_layout()
-        path = out / f"scatter_{kind}.png"
+        path = out / f"scatter_{kind.replace('+', '_')}.png"
         fig.savefig(path)
         plt.close(fig)
         paths.append(path)
