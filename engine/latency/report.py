@@ -64,6 +64,20 @@ def evaluate(train, test, profile: dict, table: dict, kernels=(), kinds=TABLE_KI
     return out
 
 
+def kernel_accuracy(train, test, profile: dict, kernels=()) -> dict:
+    """Per kernel family: the fitted per-dispatch model against the profiled GPU times of
+    the test cells' dispatches (before the model-level scale): n, Acc@±10%, MAPE."""
+    p = make("dispatch", profile).fit(train, kernels)
+    by: dict[str, list] = {}
+    for s in test:
+        for d, ms in zip(s.dispatches, s.dispatch_ms or [], strict=False):
+            if ms:
+                by.setdefault(d.kernel, []).append((p.kernel_ms(d), ms))
+    return {k: {"n": len(v), "acc10": sum(within(a, b, 0.10) for a, b in v) / len(v),
+                "mape": 100 * sum(abs(a - b) / b for a, b in v) / len(v)}
+            for k, v in sorted(by.items())}  # fmt: skip
+
+
 def noise_floor(first: list[dict], second: list[dict], target: str = "mean") -> dict:
     """Acc@ of a repeated measurement of the same cells against the first one."""
     col = f"engine_{target}_ms"
@@ -117,6 +131,8 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
         results[frac] = evaluate(train, test, profile, table, extra)
         doc["splits"][f"{frac:g}"] = {k: v["metrics"] | {"train": v["train"]}
                                       for k, v in results[frac].items()}  # fmt: skip
+    train, test = split(items, 0.5, seed)
+    doc["kernel_accuracy"] = kernel_accuracy(train, test, profile, extra)
     small = [s for s in items if s.vertices is not None and s.vertices <= 5]
     large = [s for s in items if s.vertices is not None and s.vertices >= 6 and s.tag == "uniform"]
     if len(small) >= 5 and large:
@@ -173,6 +189,12 @@ def markdown(doc: dict) -> str:
         lines += _table(
             "Held-out architectures: fit on <= 5 vertices, test on 6-7", doc["held_out"]
         )
+    if doc.get("kernel_accuracy"):
+        lines += ["### Per-kernel models against profiled dispatch times (50% split, test cells)",
+                  "", "| kernel | dispatches | Acc@±10% | MAPE |", "|---|---:|---:|---:|"]  # fmt: skip
+        for k, m in doc["kernel_accuracy"].items():
+            lines.append(f"| {k} | {m['n']} | {100 * m['acc10']:.1f}% | {m['mape']:.1f}% |")
+        lines.append("")
     if doc.get("noise_floor"):
         m = doc["noise_floor"]
         lines += ["### Noise floor (a second measurement against the first)", "",
