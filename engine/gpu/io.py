@@ -50,11 +50,12 @@ class GraphIO:
     def _convert(self, template: str, s4: Shape4, src, dst, count: int) -> Prepared:
         """A conversion dispatch; `src`/`dst` are Views or whole raw buffers."""
         res = self.res
+        grid = conversion_grid(count)
         source = render(template, precision=res.precision.name, rows=s4.rows, w=s4.w,
-                        s=s4.s, c=s4.c)  # fmt: skip
+                        s=s4.s, c=s4.c, row_invocations=grid[0] * IO_GROUP)  # fmt: skip
         source = for_storage(source, res.program.arena)
         views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
-        return res.prepare_raw(source, template, views, (ceil_div(count, 64), 1, 1))
+        return res.prepare_raw(source, template, views, grid)
 
     def upload(self, values: dict[int, np.ndarray]) -> None:
         for t, a in values.items():
@@ -137,6 +138,18 @@ def write_tensor(res: Resources, t: int, value: np.ndarray) -> None:
         return
     view = res.buffers[t]
     res.device.queue.write_buffer(view.buffer, view.offset, phwc4)
+
+
+IO_GROUP = 64  # invocations per group of the conversion shaders
+MAX_ROW_GROUPS = 32768  # groups along x, under WebGPU's 65535 per dimension
+
+
+def conversion_grid(count: int) -> tuple[int, int, int]:
+    """Work groups of a conversion over `count` elements: one row of up to MAX_ROW_GROUPS
+    groups, more rows when a tensor needs more (a 1x128x128x256 output: 65536 groups)."""
+    groups = ceil_div(count, IO_GROUP)
+    x = min(groups, MAX_ROW_GROUPS)
+    return (x, ceil_div(groups, x), 1)
 
 
 def _hwc_bytes(s4: Shape4) -> int:

@@ -4,8 +4,9 @@
 @group(0) @binding(1) var<storage, read_write> raw: array<f32>;
 
 @compute @workgroup_size(64)
+// a 2-D grid of 64-wide groups: large tensors need more than 65535 groups along x
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let i = gid.x;  // element index in row-major order
+  let i = gid.x + gid.y * {{ row_invocations }}u;  // element index in row-major order
   if (i >= {{ rows * w * c }}u) { return; }
   let c = i % {{ c }}u;
   let pix = i / {{ c }}u;

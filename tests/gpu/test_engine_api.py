@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engine.gpu.engine import Engine
+from engine.model.ir import Graph, Op, Tensor
 from engine.reference import Interpreter
 from tests.gpu.util import gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
@@ -231,3 +232,16 @@ def test_a_second_engine_shares_every_weight_buffer():
     assert ctx.weights.stats()["buffers"] == 0
     third = Engine(graph, context=ctx)  # uploads again, still right
     np.testing.assert_array_equal(third.run(feeds)["output0"], second.run(feeds)["output0"])
+
+
+def test_a_large_output_converts_in_a_2d_grid():
+    """Over 65535 groups of 64 along x (> 4,194,240 elements) the I/O conversions use rows
+    of groups: a 1x128x128x260 tensor in and out through a RELU."""
+    from engine.gpu.io import conversion_grid
+
+    assert conversion_grid(128 * 128 * 260) == (32768, 3, 1)  # 66560 groups
+    shape = (1, 128, 128, 260)
+    graph = Graph([Tensor("x", shape, "float32"), Tensor("y", shape, "float32")],
+                  [Op("RELU", (0,), (1,), {})], [0], [1], name="large")  # fmt: skip
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    np.testing.assert_array_equal(Engine(graph).run({"x": x})["y"], np.maximum(x, 0))

@@ -1,0 +1,307 @@
+"""engine-latency: NAS-Bench-101 models, their measured latency, and latency predictors.
+
+    engine-latency enumerate                      # every cell -> data/latency/space.jsonl.gz
+    engine-latency build CELL.json -o m.tflite    # one network as a .tflite
+    engine-latency measure --cells 3000           # -> data/latency/<adapter>.csv.gz
+    engine-latency measure --models models/*.tflite --out data/latency/lavapipe-models.csv.gz
+    engine-latency measure-ops                    # single-op models for the look-up table
+    engine-latency fit                            # predictors -> data/latency/predictors/
+    engine-latency report                         # accuracy table, plots -> out/latency/
+    engine-latency predict MODEL.tflite           # "12.3 ms" + per-dispatch breakdown
+    engine-latency search --flops 20e6            # fastest predicted cells under a budget
+
+Errors (missing dataset, unsupported model, ...) are one line on stderr, exit code 2.
+The predict path imports no GPU code and creates no device (docs/latency.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine.errors import EngineError
+
+DATA = Path("data/latency")
+SPACE = DATA / "space.jsonl.gz"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except (EngineError, ValueError, OSError) as exc:
+        print(f"engine-latency: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("engine-latency: interrupted (measure and enumerate resume where they stopped)",
+              file=sys.stderr)  # fmt: skip
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="engine-latency", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    e = sub.add_parser("enumerate", help="write every unique NAS-Bench-101 cell (resumable)")
+    e.add_argument("--out", default=str(SPACE))
+    e.set_defaults(func=_enumerate)
+
+    b = sub.add_parser("build", help="one cell (JSON {matrix, ops}) -> .tflite")
+    b.add_argument("cell", help="a JSON file or string with 'matrix' and 'ops'")
+    b.add_argument("-o", "--out", required=True)
+    b.add_argument("--config", default="{}", help="NetConfig fields as JSON")
+    b.set_defaults(func=_build)
+
+    m = sub.add_parser("measure", help="measure models on the engine and LiteRT (resumable)")
+    m.add_argument("--cells", type=int, default=3000, help="uniform sample of the space")
+    m.add_argument(
+        "--small",
+        type=int,
+        default=0,
+        help="extra cells with <= 5 vertices (held-out architecture test)",
+    )
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--space", default=str(SPACE), help="enumerated space (enumerate)")
+    m.add_argument("--config", default="{}", help="NetConfig fields as JSON")
+    m.add_argument("--models", nargs="*", help="measure these .tflite files instead")
+    m.add_argument(
+        "--kernels",
+        type=int,
+        default=0,
+        help="measure this many generated single-layer models instead "
+        "(engine.latency.kernels: per-kernel data for the dispatch predictor)",
+    )
+    m.add_argument(
+        "--repeat",
+        help="measure again the first --cells cells of this dataset "
+        "(into --out: the noise floor of `report --repeat`)",
+    )
+    m.add_argument("--out", help="dataset (default data/latency/<adapter>.csv.gz)")
+    _engine_args(m)
+    m.add_argument("--runs", type=int, default=50)
+    m.add_argument("--warmup", type=int, default=5)
+    m.add_argument("--max-std", type=float, default=0.10, help="restart above std/mean")
+    m.add_argument("--restarts", type=int, default=3)
+    m.add_argument("--profile-runs", type=int, default=3, help="Engine.profile() runs")
+    m.add_argument("--litert-threads", type=int, default=1, help="0: skip LiteRT")
+    m.add_argument("--no-progress", action="store_true")
+    m.set_defaults(func=_measure)
+
+    o = sub.add_parser("measure-ops", help="single-op models of a dataset's layers (LUT)")
+    o.add_argument("--dataset", help="default data/latency/<adapter>.csv.gz")
+    o.add_argument("--out", help="default <dataset>.ops.csv.gz")
+    _engine_args(o)
+    o.add_argument("--runs", type=int, default=30)
+    o.add_argument("--warmup", type=int, default=5)
+    o.add_argument("--max-std", type=float, default=0.10)
+    o.add_argument("--restarts", type=int, default=2)
+    o.add_argument("--no-progress", action="store_true")
+    o.set_defaults(func=_measure_ops)
+
+    f = sub.add_parser("fit", help="fit every predictor on a dataset's training split")
+    f.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
+    f.add_argument("--train", type=float, default=0.05, help="training fraction")
+    f.add_argument("--kernels", help="generated single-layer models (measure --kernels)")
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--out", default=str(DATA / "predictors"))
+    f.add_argument(
+        "--target",
+        choices=("mean", "median"),
+        default="mean",
+        help="the engine's mean run time (LETI) or the median (robust to load)",
+    )
+    f.add_argument(
+        "--install",
+        action="store_true",
+        help="also install the dispatch predictor as the package default",
+    )
+    f.set_defaults(func=_fit)
+
+    r = sub.add_parser("report", help="accuracy table (markdown + JSON) and scatter plots")
+    r.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
+    r.add_argument("--models", help="measured models/ dataset (beyond the training space)")
+    r.add_argument("--repeat", help="a second measurement of some cells (noise floor)")
+    r.add_argument(
+        "--kernels",
+        help="generated single-layer models (measure --kernels): "
+        "adds the row (e+) and feeds the beyond-the-space predictor",
+    )
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--target", choices=("mean", "median"), default="mean")
+    r.add_argument("--out", default="out/latency")
+    r.set_defaults(func=_report)
+
+    q = sub.add_parser("predict", help="predicted latency of a .tflite without running it")
+    q.add_argument("model")
+    q.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
+    q.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
+    q.add_argument("--predictor", help="a predictor JSON (default: the installed one)")
+    q.add_argument("--top", type=int, default=0, help="show only the N slowest dispatches")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=_predict)
+
+    s = sub.add_parser("search", help="fastest predicted cells within a FLOPs budget")
+    s.add_argument("--flops", type=float, required=True, help="budget (max FLOPs)")
+    s.add_argument("--band", type=float, default=0.8, help="keep FLOPs >= band x budget")
+    s.add_argument("--method", choices=("random", "evolution"), default="evolution")
+    s.add_argument("--budget", type=int, default=2000, help="cells evaluated")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--top", type=int, default=5)
+    s.add_argument("--measure", action="store_true", help="measure the winners")
+    s.add_argument("--predictor")
+    s.add_argument("--config", default="{}")
+    s.set_defaults(func=_search)
+    return p
+
+
+def _engine_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--adapter", help="substring of the adapter (default: ENGINE_ADAPTER/best)")
+    p.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
+
+
+def _config(text: str):
+    from engine.latency.builder import NetConfig
+
+    return NetConfig.from_dict(json.loads(text))
+
+
+def _enumerate(args) -> int:
+    import time
+
+    from engine.latency.space import enumerate_space
+
+    t0 = time.perf_counter()
+    n = enumerate_space(args.out)
+    print(f"{n} unique cells in {args.out} ({time.perf_counter() - t0:.0f} s)")
+    return 0
+
+
+def _build(args) -> int:
+    from engine.latency.builder import build_tflite
+    from engine.latency.cell import Cell
+
+    text = Path(args.cell).read_text() if Path(args.cell).exists() else args.cell
+    cell = Cell.from_dict(json.loads(text))
+    Path(args.out).write_bytes(build_tflite(cell, _config(args.config)))
+    print(f"{args.out}: cell {cell.hash()}")
+    return 0
+
+
+def _measure(args) -> int:
+    from engine.gpu.device import shared_context
+    from engine.latency import measure
+    from engine.latency.dataset import default_path
+    from engine.latency.dispatches import adapter_slug
+
+    ctx = shared_context(args.adapter)
+    protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts)
+    if args.models:
+        jobs = [measure.model_job(p) for p in args.models]
+        out = args.out or default_path(f"{adapter_slug(ctx.info)}-models")
+        total = len(jobs)
+    elif args.kernels:
+        from engine.latency.kernels import kernel_graphs
+        from engine.model.writer import write_tflite
+
+        jobs = [measure.Job(key, g, write_tflite(g), model=g.name, sample="kernel")
+                for _, key, g in kernel_graphs(args.kernels, args.seed)]  # fmt: skip
+        out = args.out or default_path(f"{adapter_slug(ctx.info)}-kernels")
+        total = len(jobs)
+    elif args.repeat:
+        jobs, total = _repeat_jobs(args)
+        out = args.out or default_path(f"{adapter_slug(ctx.info)}-repeat")
+    else:
+        jobs, total = _cell_jobs(args)
+        out = args.out or default_path(adapter_slug(ctx.info))
+    n = measure.run(jobs, total, out, ctx, args.precision, protocol,
+                    args.litert_threads or None, args.profile_runs,
+                    progress=not args.no_progress)  # fmt: skip
+    print(f"{n} new rows in {out}")
+    return 0
+
+
+def _cell_jobs(args):
+    from engine.latency import measure
+    from engine.latency.space import load_space, sample_cells, sample_small
+
+    if not Path(args.space).exists():
+        raise EngineError(f"{args.space}: no enumerated space (run: engine-latency enumerate)")
+    space = load_space(args.space)
+    config = _config(args.config)
+    cells = [(c, "uniform") for c in sample_cells(args.cells, args.seed, space)]
+    if args.small:
+        taken = {c.hash() for c, _ in cells}
+        cells += [(c, "small") for c in sample_small(args.small, args.seed, space, exclude=taken)]
+    return (measure.cell_job(c, config, tag) for c, tag in cells), len(cells)
+
+
+def _repeat_jobs(args):
+    from engine.latency import measure
+    from engine.latency.builder import NetConfig
+    from engine.latency.cell import Cell
+    from engine.latency.dataset import read_rows
+
+    rows = [r for r in read_rows(args.repeat) if r.get("adjacency")][: args.cells]
+    jobs = (measure.cell_job(Cell.make(r["adjacency"], r["ops"]), NetConfig.from_dict(r["config"]),
+                             r["sample"]) for r in rows)  # fmt: skip
+    return jobs, len(rows)
+
+
+def _measure_ops(args) -> int:
+    from engine.gpu.device import shared_context
+    from engine.latency import lut, measure
+    from engine.latency.dataset import default_path
+    from engine.latency.dispatches import adapter_slug
+
+    ctx = shared_context(args.adapter)
+    data = Path(args.dataset or default_path(adapter_slug(ctx.info)))
+    out = Path(args.out or lut.ops_path(data))
+    protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts)
+    n = lut.measure_ops(data, out, ctx, args.precision, protocol, not args.no_progress)
+    print(f"{n} new single-op rows in {out}")
+    return 0
+
+
+def _fit(args) -> int:
+    from engine.latency.predictors import fit_all
+
+    paths = fit_all(args.dataset, args.out, args.train, args.seed, install=args.install,
+                    target=args.target, kernels=args.kernels)  # fmt: skip
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _report(args) -> int:
+    from engine.latency.report import write_report
+
+    paths = write_report(args.dataset, args.out, args.seed, args.models, args.repeat,
+                         args.target, args.kernels)  # fmt: skip
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _predict(args) -> int:
+    from engine.latency.predict import format_prediction, predict_file
+
+    pred = predict_file(args.model, args.adapter, args.precision, args.predictor)
+    if args.json:
+        print(json.dumps(pred.to_dict(), indent=1))
+    else:
+        print(format_prediction(pred, args.top))
+    return 0
+
+
+def _search(args) -> int:
+    from engine.latency.search import run_search
+
+    run_search(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,326 @@
+"""The engine's fused dispatch list for a graph, computed without a GPU.
+
+The one module of engine.latency that reads the engine's compile result: it runs
+engine/gpu/compile.py's compile_graph (GPU-free) for the profiled adapter:
+1. graph transforms: fusion decides what runs;
+2. kernel selection, the first kernel accepting an op (a CPU-fallback op: ModelError);
+3. placement of intermediates in buffers or textures by the adapter's storage kind for
+   the precision (the engine's own rule, engine/gpu/storage_choice.py);
+4. each kernel's build with the adapter's DeviceLimits and the default work group
+   policy: the Dispatch objects (WGSL, bindings, work group count);
+and adds the upload/download conversions (hwc_to_phwc4 per input, phwc4_to_hwc per
+output, engine/gpu/io.py's grid). Step 4 normally renders every shader, which is most of the time of a prediction
+(jinja2 compiles and runs the macro-heavy templates: ~1 s for a 40-dispatch cell on a
+busy 2-core machine). With `exact=False` (the default) the kernels' `render` is swapped
+for `header_render` while they build: it renders only the template's @workgroup_size
+line with the same parameters, which is all a prediction reads from the source
+(tests/latency check both give the same dispatch lists).
+The adapter's side of that (limits, texture limits, storage kind per precision) is an
+`AdapterProfile`: read once from a GpuContext when measuring, saved with the data and
+the predictors, so a prediction never creates a device.
+
+    profile = AdapterProfile.from_context(shared_context())
+    rows = dispatch_list(graph, profile, "fp32")   # [DispatchInfo], in run order
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+from engine.errors import ModelError
+
+if TYPE_CHECKING:  # numpy-free import: a cached prediction needs no graph code
+    from engine.model.ir import Graph
+
+WORKGROUP_RE = re.compile(r"@workgroup_size\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
+
+
+@dataclass(frozen=True)
+class AdapterProfile:
+    """What compile-time decisions read from an adapter (no device needed to use it)."""
+
+    name: str  # slug for file names: "lavapipe", "nvidia-h100", ...
+    device: str  # adapter info "device"
+    driver: str  # adapter info "description" (driver and version)
+    backend: str
+    adapter_type: str  # "CPU", "DiscreteGPU", ...
+    limits: dict  # DeviceLimits fields
+    max_uniform_bytes: int = 65536
+    max_texture_2d: int = 8192
+    max_texture_layers: int = 256
+    alignment: int = 256  # min-storage-buffer-offset-alignment
+    storage: dict = field(default_factory=lambda: {"fp32": "buffer", "fp16": "buffer"})
+
+    @classmethod
+    def from_context(cls, ctx, precisions=("fp32", "fp16")) -> AdapterProfile:
+        """Read the profile of a live GpuContext (storage kinds by the engine's default)."""
+        from engine.gpu.storage_choice import resolve_storage
+        from engine.gpu.workgroups import DeviceLimits
+
+        info = ctx.info or {}
+        limits = DeviceLimits.from_wgpu(ctx.limits, info)
+        storage = {p: resolve_storage("auto", ctx, p) for p in precisions
+                   if p == "fp32" or ctx.has_f16}  # fmt: skip
+        return cls(
+            name=adapter_slug(info),
+            device=str(info.get("device", ctx.name)),
+            driver=str(info.get("description", "")),
+            backend=str(info.get("backend_type", "")),
+            adapter_type=str(info.get("adapter_type", "")),
+            limits={k: list(v) if isinstance(v, tuple) else v for k, v in asdict(limits).items()},
+            max_uniform_bytes=ctx.limit("max-uniform-buffer-binding-size", 65536),
+            max_texture_2d=ctx.limit("max-texture-dimension-2d", 8192),
+            max_texture_layers=ctx.limit("max-texture-array-layers", 256),
+            alignment=ctx.limit("min-storage-buffer-offset-alignment", 256),
+            storage=storage,
+        )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AdapterProfile:
+        return cls(**d)
+
+
+def adapter_slug(info: dict) -> str:
+    """A short file-name-safe adapter name: lavapipe for llvmpipe, else vendor-device."""
+    if str(info.get("vendor", "")).lower() == "llvmpipe":
+        return "lavapipe"
+    text = f"{info.get('vendor', '')}-{info.get('device', '')}".lower()
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:40] or "adapter"
+
+
+@dataclass(frozen=True)
+class DispatchInfo:
+    """One dispatch as the engine would record it, with its static costs."""
+
+    op_index: int  # in the transformed graph; -1 for the io conversions
+    op_type: str  # "io" for the conversions
+    kernel: str
+    inputs: tuple[tuple[int, ...], ...]  # shapes of the tensors it reads
+    output: tuple[int, ...]
+    workgroup: tuple[int, int, int]  # @workgroup_size
+    groups: tuple[int, int, int]  # dispatch_workgroups
+    flops: int  # its share of the op's FLOPs (engine.model.stats, multiply-add = 2)
+    bytes_read: int  # tensors (PHWC4, storage precision) + constants bound
+    bytes_written: int
+    const_bytes: int  # weights/biases/parameters among bytes_read
+    uniform: bool  # constants in a uniform buffer
+    storage: str  # "<input kind>><output kind>", e.g. "buffer>texture"
+    epilogue: int  # fused element-wise steps
+
+    @property
+    def group_count(self) -> int:
+        return self.groups[0] * self.groups[1] * self.groups[2]
+
+    @property
+    def invocations(self) -> int:
+        w = self.workgroup
+        return self.group_count * w[0] * w[1] * w[2]
+
+    def to_list(self) -> list:
+        return [getattr(self, f) for f in FIELDS]
+
+    @classmethod
+    def from_list(cls, values: list) -> DispatchInfo:
+        d = dict(zip(FIELDS, values, strict=True))
+        d["inputs"] = tuple(tuple(s) for s in d["inputs"])
+        for k in ("output", "workgroup", "groups"):
+            d[k] = tuple(d[k])
+        return cls(**d)
+
+
+FIELDS = tuple(DispatchInfo.__dataclass_fields__)
+
+
+def transformed(graph: Graph) -> Graph:  # features.py: the graph whose memory is planned
+    """The graph the engine runs (its transforms applied)."""
+    from engine.transforms import run_all
+
+    return run_all(graph)
+
+
+def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32",
+                  exact: bool = False) -> list:  # fmt: skip
+    """Every dispatch of one run of `graph` on the profiled adapter, in order; `exact`
+    renders the full WGSL (else only the @workgroup_size line, see the docstring)."""
+    if exact:
+        return _dispatch_list(graph, profile, precision)
+    with _header_render():
+        return _dispatch_list(graph, profile, precision)
+
+
+def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> list:
+    from engine.gpu.compile import CompileOptions, Target, compile_graph
+    from engine.gpu.kernels.base import BuildContext
+    from engine.gpu.placement import TextureLimits
+    from engine.gpu.workgroups import DeviceLimits
+    from engine.model.stats import op_flops
+
+    limits = {k: tuple(v) if isinstance(v, list) else v for k, v in profile.limits.items()}
+    target = Target(
+        max_uniform_bytes=profile.max_uniform_bytes,
+        storage_alignment=profile.alignment,
+        textures=TextureLimits(profile.max_texture_2d, profile.max_texture_layers),
+        workgroups=DeviceLimits(**limits),
+    )
+    storage = profile.storage.get(precision, "buffer")
+    program = compile_graph(graph, CompileOptions(precision, storage), target)
+    if program.fallback_ops:
+        raise ModelError(
+            f"{graph.name}: ops {program.fallback_ops} have no GPU kernel (CPU fallback)"
+        )
+    g = program.graph
+    ctx = BuildContext(precision=precision, textures=program.textures)  # storage kinds
+    elem = 2 if precision == "fp16" else 4
+    out = [_io(g, t, "hwc_to_phwc4.wgsl", elem, precision) for t in g.inputs]
+    for step in program.steps:
+        op = g.ops[step.op_index]
+        total = sum(_volume(d.workgroups) for d in step.dispatches) or 1
+        flops = op_flops(g, op)
+        for d in step.dispatches:
+            share = flops * _volume(d.workgroups) // total
+            out.append(_info(g, step.op_index, op.type, d, share, ctx, elem))
+    out += [_io(g, t, "phwc4_to_hwc.wgsl", elem, precision) for t in g.outputs]
+    return out
+
+
+@contextmanager
+def _header_render():
+    """Swap `render` for header_render in every kernel module while kernels build."""
+    import sys
+
+    from engine.gpu.kernels.base import gpu_op_types
+
+    gpu_op_types()  # loads every kernel module
+    mods = [m for name, m in sys.modules.items()
+            if name.startswith("engine.gpu.kernels.") and hasattr(m, "render")]  # fmt: skip
+    saved = [m.render for m in mods]
+    for m in mods:
+        m.render = header_render
+    try:
+        yield
+    finally:
+        for m, r in zip(mods, saved, strict=True):
+            m.render = r
+
+
+def header_render(template: str, **params) -> str:
+    """The @workgroup_size line of `template` (or of the template it extends) rendered
+    with `params`: a stand-in for codegen.render when only the work group size counts."""
+    return _header_template(template).render(**params)
+
+
+@cache
+def _header_template(template: str):
+    import jinja2
+
+    from engine.gpu.codegen import _env
+
+    env = _env()
+    name = template
+    for _ in range(8):  # follow {% extends %} up to the template that has the line
+        text = env.loader.get_source(env, name)[0]
+        line = next((ln for ln in text.splitlines() if "@workgroup_size" in ln), None)
+        if line is not None:
+            return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(line)
+        parent = re.search(r'{%\s*extends\s*"([^"]+)"', text)
+        if parent is None:
+            break
+        name = parent.group(1)
+    raise ValueError(f"{template}: no @workgroup_size line found")
+
+
+def _volume(v) -> int:
+    return v[0] * v[1] * v[2]
+
+
+def workgroup_size(source: str) -> tuple[int, int, int]:
+    """The @workgroup_size of a WGSL compute shader (missing dimensions are 1)."""
+    m = WORKGROUP_RE.search(source)
+    if m is None:
+        raise ValueError("no @workgroup_size in the shader")
+    return tuple(int(x) if x else 1 for x in m.groups())
+
+
+def _tensor_bytes(g: Graph, t: int, elem: int) -> int:
+    from engine.model.layout import phwc4_shape, slices
+
+    b, h, w, c = phwc4_shape(g.tensors[t].shape)
+    return b * h * w * slices(c) * 4 * elem
+
+
+def _info(g: Graph, i: int, op_type: str, d, flops: int, ctx, elem: int) -> DispatchInfo:
+    read = written = const = 0
+    uniform = False
+    ins, out_shape, kinds = [], (), []
+    for b in d.bindings:
+        if b.role == "const":
+            n = b.data.nbytes if b.data is not None else 0
+            if elem == 2 and b.dtype != "f32":
+                n //= 2
+            const += n
+            uniform = uniform or b.space == "uniform"
+        elif b.role == "in":
+            read += _tensor_bytes(g, b.tensor, elem)
+            ins.append(tuple(g.tensors[b.tensor].shape))
+            kinds.append(ctx.kind(b.tensor))
+        else:
+            written += _tensor_bytes(g, b.tensor, elem)
+            out_shape = tuple(g.tensors[b.tensor].shape)
+            out_kind = ctx.kind(b.tensor)
+    op = g.ops[i]
+    return DispatchInfo(
+        op_index=i,
+        op_type=op_type,
+        kernel=d.kernel,
+        inputs=tuple(ins),
+        output=out_shape,
+        workgroup=workgroup_size(d.source),
+        groups=tuple(d.workgroups),
+        flops=int(flops),
+        bytes_read=read + const,
+        bytes_written=written,
+        const_bytes=const,
+        uniform=uniform,
+        storage=f"{kinds[0] if kinds else 'none'}>{out_kind if out_shape else 'none'}",
+        epilogue=len(op.attrs.get("epilogue", ())),
+    )
+
+
+def _io(g: Graph, t: int, template: str, elem: int, precision: str) -> DispatchInfo:
+    """An upload (hwc_to_phwc4) or download (phwc4_to_hwc) conversion dispatch."""
+    from engine.gpu.codegen import render
+    from engine.gpu.io import IO_GROUP, conversion_grid
+    from engine.model.layout import phwc4_shape, slices
+
+    b, h, w, c = phwc4_shape(g.tensors[t].shape)
+    rows, s = b * h, slices(c)
+    upload = template.startswith("hwc")
+    count = rows * w * s if upload else rows * w * c
+    grid = conversion_grid(count)
+    source = render(template, precision=precision, rows=rows, w=w, s=s, c=c,
+                    row_invocations=grid[0] * IO_GROUP)  # fmt: skip
+    raw, packed = rows * w * c * 4, rows * w * s * 4 * elem
+    shape = tuple(g.tensors[t].shape)
+    return DispatchInfo(
+        op_index=-1,
+        op_type="io",
+        kernel=template.removesuffix(".wgsl"),
+        inputs=(shape,),
+        output=shape,
+        workgroup=workgroup_size(source),
+        groups=grid,
+        flops=0,
+        bytes_read=raw if upload else packed,
+        bytes_written=packed if upload else raw,
+        const_bytes=0,
+        uniform=False,
+        storage="buffer>buffer",
+        epilogue=0,
+    )

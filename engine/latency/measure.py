@@ -1,0 +1,255 @@
+"""Measure models on the engine and on LiteRT XNNPACK with LETI's protocol; write dataset rows.
+
+Protocol (LETI: warm-up, >= 300 runs, restart while std > 10% of mean):
+- `warmup` untimed runs, then `runs` timed runs (wall clock around one call);
+- when std > `max_std` x mean, start again (warm-up included), at most `restarts`
+  times; the last attempt is kept and its restart count recorded.
+Defaults (runs 50, warm-up 5, max_std 0.10, 3 restarts) are chosen for this 2-core
+machine: a default-config model is ~1.5-4 ms on lavapipe, so 55 runs plus engine init
+(~0.3-0.8 s, pipelines shared between models on one device) and 3 profiled runs are
+~1-1.5 s per model, LiteRT ~0.1 s: 3,000 models in about an hour when the machine is
+quiet. LETI's 300 runs are `--runs 300`.
+
+Engine side: Engine(graph, context, precision) with its defaults (storage "auto",
+heuristic work groups, smallest memory plan), timed around run(feeds) (upload, one
+submit, readback), plus `profile_runs` Engine.profile() calls whose per-dispatch GPU
+times (median) go in the row's dispatch_ms, aligned with dispatch_list (io
+conversions, which profile() does not time, are null). The GPU-free dispatch list is
+checked against the engine's own: a mismatch is an error, not a silent row.
+LiteRT side: ai_edge_litert Interpreter(model_content, num_threads) (XNNPACK by
+default), timed around invoke().
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import EngineError, ModelError
+from engine.latency import dataset
+from engine.latency.builder import NetConfig, build_graph, build_tflite
+from engine.latency.cell import Cell
+from engine.latency.dispatches import AdapterProfile, DispatchInfo
+from engine.latency.features import static_features
+from engine.model.ir import Graph
+
+
+@dataclass(frozen=True)
+class Protocol:
+    warmup: int = 5
+    runs: int = 50
+    max_std: float = 0.10
+    restarts: int = 3
+
+
+@dataclass(frozen=True)
+class Timing:
+    mean_ms: float
+    median_ms: float  # robust to other processes' bursts on a shared machine
+    std_ms: float
+    runs: int
+    restarts: int
+
+
+def timed(fn: Callable[[], object], protocol: Protocol) -> Timing:
+    """LETI's protocol around `fn` (see the module docstring)."""
+    restarts = 0
+    while True:
+        for _ in range(protocol.warmup):
+            fn()
+        times = np.empty(protocol.runs)
+        for i in range(protocol.runs):
+            t0 = time.perf_counter()
+            fn()
+            times[i] = time.perf_counter() - t0
+        mean, std = float(times.mean()) * 1e3, float(times.std()) * 1e3
+        if std <= protocol.max_std * mean or restarts == protocol.restarts:
+            break
+        restarts += 1
+    return Timing(mean, float(np.median(times)) * 1e3, std, protocol.runs, restarts)
+
+
+def engine_commit() -> str:
+    """The git commit of the engine's checkout (short), "+dirty" when it has changes."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=10, check=True)  # fmt: skip
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "engine", "shaders"],
+                               capture_output=True, text=True, timeout=10)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def random_feeds(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        graph.tensors[t].name: rng.uniform(-1, 1, graph.tensors[t].shape).astype(np.float32)
+        for t in graph.inputs
+    }
+
+
+def measure_engine(graph: Graph, ctx, precision: str, protocol: Protocol, profile_runs: int,
+                   dispatches: list[DispatchInfo]) -> tuple[Timing, list, str]:  # fmt: skip
+    """(timing, per-dispatch GPU ms aligned with `dispatches`, storage kind)."""
+    from engine.gpu.engine import Engine
+
+    engine = Engine(graph, context=ctx, precision=precision)
+    feeds = random_feeds(graph)
+    timing = timed(lambda: engine.run(feeds), protocol)
+    per_dispatch: list = []
+    if profile_runs and ctx.has_timestamps:
+        runs = [engine.profile(feeds) for _ in range(profile_runs)]
+        ops = [d for d in dispatches if d.op_type != "io"]
+        got = [(p.op_index, p.kernel) for p in runs[0]]
+        want = [(d.op_index, d.kernel) for d in ops]
+        if got != want:
+            raise EngineError(
+                f"{graph.name}: dispatch list differs from the engine's: {want} != {got}"
+            )
+        ms = np.median([[p.gpu_ms for p in r] for r in runs], axis=0)
+        it = iter(ms.tolist())
+        per_dispatch = [None if d.op_type == "io" else round(next(it), 5) for d in dispatches]
+    return timing, per_dispatch, engine.storage
+
+
+def measure_litert(data: bytes, graph: Graph, protocol: Protocol, threads: int) -> Timing:
+    from ai_edge_litert.interpreter import Interpreter
+
+    it = Interpreter(model_content=data, num_threads=threads)
+    it.allocate_tensors()
+    feeds = random_feeds(graph)
+    for d in it.get_input_details():
+        it.set_tensor(d["index"], feeds[d["name"]])
+    return timed(it.invoke, protocol)
+
+
+@dataclass
+class Job:
+    """One model to measure: a cell under a config, or a .tflite file."""
+
+    key_hash: str
+    graph: Graph
+    data: bytes
+    cell: Cell | None = None
+    config: NetConfig | None = None
+    model: str = ""
+    sample: str = "uniform"
+
+
+def cell_job(cell: Cell, config: NetConfig, sample: str = "uniform") -> Job:
+    p = cell.pruned()
+    return Job(p.hash(), build_graph(p, config), build_tflite(p, config), p, config, "", sample)
+
+
+def model_job(path: str | os.PathLike) -> Job:
+    import hashlib
+
+    from engine.model.importer import load_tflite
+
+    data = Path(path).read_bytes()
+    return Job(hashlib.sha256(data).hexdigest()[:32], load_tflite(Path(path)), data,
+               model=Path(path).name, sample="model")  # fmt: skip
+
+
+def measure_job(job: Job, ctx, profile: AdapterProfile, precision: str, protocol: Protocol,
+                litert_threads: int | None, profile_runs: int, commit: str) -> dict:  # fmt: skip
+    """One dataset row for `job`."""
+    feats = static_features(job.graph, profile, precision)
+    rows = feats.pop("dispatch_list")
+    timing, per_dispatch, storage = measure_engine(
+        job.graph, ctx, precision, protocol, profile_runs, rows
+    )
+    row = {
+        "hash": job.key_hash,
+        "sample": job.sample,
+        "model": job.model,
+        "config": job.config.to_dict() if job.config else {},
+        **feats,
+        "dispatch_list": [d.to_list() for d in rows],
+        "engine_mean_ms": round(timing.mean_ms, 5),
+        "engine_median_ms": round(timing.median_ms, 5),
+        "engine_std_ms": round(timing.std_ms, 5),
+        "engine_runs": timing.runs,
+        "engine_restarts": timing.restarts,
+        "dispatch_ms": per_dispatch,
+        "adapter": profile.name,
+        "device": profile.device,
+        "driver": profile.driver,
+        "precision": precision,
+        "storage": storage,
+        "engine_commit": commit,
+        "load_avg": round(os.getloadavg()[0], 2),
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    if job.cell is not None:
+        row.update(vertices=job.cell.vertices, edges=job.cell.edges, ops=list(job.cell.ops),
+                   adjacency=[list(r) for r in job.cell.matrix])  # fmt: skip
+    if litert_threads:
+        lt = measure_litert(job.data, job.graph, protocol, litert_threads)
+        row.update(litert_mean_ms=round(lt.mean_ms, 5), litert_median_ms=round(lt.median_ms, 5),
+                   litert_std_ms=round(lt.std_ms, 5),
+                   litert_runs=lt.runs, litert_restarts=lt.restarts,
+                   litert_threads=litert_threads)  # fmt: skip
+    return row
+
+
+def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision: str = "fp32",
+        protocol: Protocol = Protocol(), litert_threads: int | None = 1, profile_runs: int = 3,
+        progress: bool = True, flush_every: int = 10, skip: set | None = None) -> int:  # fmt: skip
+    """Measure every job whose (hash, config, precision) is not in `out` yet; append rows.
+    Returns the number of rows written. One tqdm bar over `total` jobs."""
+    import json
+
+    from tqdm import tqdm
+
+    profile = AdapterProfile.from_context(ctx)
+    sidecar = dataset.profile_path(out)
+    sidecar.parent.mkdir(parents=True, exist_ok=True)
+    sidecar.write_text(json.dumps(profile.to_dict(), indent=1) + "\n")
+    done = skip if skip is not None else existing_keys(out)
+    commit = engine_commit()
+    pending: list[dict] = []
+    written = 0
+    bar = tqdm(total=total, unit="model", disable=not progress)
+    for job in jobs:
+        config = job.config.key() if job.config else "{}"
+        if (job.key_hash, config, precision) in done:
+            bar.update(1)
+            continue
+        try:
+            row = measure_job(job, ctx, profile, precision, protocol, litert_threads,
+                              profile_runs, commit)  # fmt: skip
+        except ModelError as exc:  # e.g. an op without GPU kernel: no dispatch list
+            bar.write(f"skipped {job.model or job.key_hash}: {exc}")
+            bar.update(1)
+            continue
+        except Exception as exc:  # a device error on one model (e.g. a validation error)
+            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+            bar.write(f"failed {job.model or job.key_hash}: {type(exc).__name__}: {first}")
+            bar.update(1)
+            continue
+        pending.append(row)
+        done.add((job.key_hash, config, precision))
+        bar.update(1)
+        bar.set_postfix(ms=f"{row['engine_mean_ms']:.2f}", load=row["load_avg"])
+        if len(pending) >= flush_every:
+            dataset.append_rows(out, pending)
+            written += len(pending)
+            pending.clear()
+    dataset.append_rows(out, pending)
+    bar.close()
+    return written + len(pending)
+
+
+def existing_keys(path: str | os.PathLike) -> set:
+    if not Path(path).exists():
+        return set()
+    return {dataset.row_key(r) for r in dataset.read_rows(path)}

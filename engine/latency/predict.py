@@ -1,0 +1,154 @@
+"""Predict a model's latency on an adapter without running it (no device is created).
+
+    pred = predict_file("models/face_landmark.tflite")        # the installed predictor
+    pred.total_ms, pred.rows   # per dispatch: (DispatchInfo, ms); pred.warnings
+    print(format_prediction(pred))
+
+The dispatch-level predictor file carries the AdapterProfile it was fitted for, so the
+dispatch list is computed for that adapter (engine.latency.dispatches) and summed by
+the predictor. --adapter picks the installed predictor of that adapter; a predictor
+fitted for another adapter or a stale engine is used with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import EngineError, ModelError
+
+
+@dataclass
+class Prediction:
+    model: str
+    total_ms: float
+    adapter: str
+    precision: str
+    rows: list = field(default_factory=list)  # (DispatchInfo, ms)
+    warnings: list[str] = field(default_factory=list)
+    per_run_ms: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "model": self.model, "total_ms": self.total_ms, "adapter": self.adapter,
+            "precision": self.precision, "per_run_ms": self.per_run_ms,
+            "warnings": self.warnings,
+            "dispatches": [{"kernel": d.kernel, "op": d.op_type, "op_index": d.op_index,
+                            "output": list(d.output), "workgroup": list(d.workgroup),
+                            "groups": list(d.groups), "flops": d.flops, "ms": ms}
+                           for d, ms in self.rows],
+        }  # fmt: skip
+
+
+def fitted_predictors() -> dict[str, Path]:
+    """Installed dispatch predictors: "<adapter>-<precision>" -> file."""
+    from engine.latency.predictors import FITTED_DIR
+
+    return {p.stem: p for p in sorted(FITTED_DIR.glob("*.json"))}
+
+
+def predictor_path(adapter: str | None, precision: str) -> Path:
+    have = fitted_predictors()
+    if adapter is None:
+        names = [k for k in have if k.endswith(f"-{precision}")]
+        adapter = "lavapipe" if f"lavapipe-{precision}" in have else (names[0].rsplit("-", 1)[0] if names else "lavapipe")  # fmt: skip
+    key = f"{adapter}-{precision}"
+    if key not in have:
+        raise EngineError(f"no predictor fitted for adapter {adapter!r} at {precision} "
+                          f"(installed: {', '.join(have) or 'none'}); measure it and run "
+                          "engine-latency fit --install")  # fmt: skip
+    return have[key]
+
+
+def predict_graph(
+    graph, predictor, adapter: str | None = None, precision: str = "fp32"
+) -> Prediction:
+    """The dispatch-level prediction for a graph with a loaded predictor."""
+    from engine.latency.dispatches import AdapterProfile, dispatch_list
+
+    profile = AdapterProfile.from_dict(_dispatch_predictor(predictor).meta["profile"])
+    rows = dispatch_list(graph, profile, precision)
+    return _predict_rows(graph.name, rows, predictor, adapter, precision)
+
+
+def _dispatch_predictor(predictor):
+    if predictor.kind != "dispatch":
+        raise EngineError(f"predict needs a dispatch-level predictor, not {predictor.kind!r}")
+    return predictor
+
+
+def _predict_rows(name: str, rows: list, predictor, adapter, precision) -> Prediction:
+    from engine.latency.predictors.base import Sample
+
+    sample = Sample(hash="", flops=0, peak_memory=0, dispatches=rows)
+    parts = predictor.breakdown(sample)
+    per_run = predictor.params["per_run"]
+    profile = predictor.meta["profile"]
+    return Prediction(name, per_run + sum(parts), profile["name"], precision,
+                      list(zip(rows, parts, strict=True)), predictor.warnings(adapter, precision),
+                      per_run)  # fmt: skip
+
+
+def predict_file(model: str | os.PathLike, adapter: str | None = None, precision: str = "fp32",
+                 predictor: str | os.PathLike | None = None) -> Prediction:  # fmt: skip
+    """Predict a .tflite file's latency (see the module docstring)."""
+    from engine.latency.dispatches import AdapterProfile, DispatchInfo, dispatch_list
+    from engine.latency.predictors import load
+
+    path = Path(model)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such model file")
+    p = _dispatch_predictor(load(predictor if predictor else predictor_path(adapter, precision)))
+    cache = _cache_file(path, p, precision)
+    if cache is not None and cache.exists():
+        rows = [DispatchInfo.from_list(d) for d in json.loads(cache.read_text())]
+    else:
+        from engine.model.importer import load_tflite
+
+        graph = load_tflite(path)
+        rows = dispatch_list(graph, AdapterProfile.from_dict(p.meta["profile"]), precision)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps([d.to_list() for d in rows]))
+    return _predict_rows(str(path), rows, p, adapter, precision)
+
+
+def _cache_file(path: Path, predictor, precision: str) -> Path | None:
+    """Where the dispatch list of this file for this adapter, precision and engine is kept
+    (<user cache>/webgpu-ar/latency/), so a second prediction skips compiling the model;
+    None without platformdirs or with ENGINE_LATENCY_CACHE=0."""
+    import hashlib
+
+    from engine.latency.predictors.base import engine_fingerprint
+
+    if os.environ.get("ENGINE_LATENCY_CACHE", "1") == "0":
+        return None
+    try:
+        import platformdirs
+    except ImportError:
+        return None
+    key = hashlib.sha256(path.read_bytes())
+    key.update(json.dumps(predictor.meta["profile"], sort_keys=True).encode())
+    key.update(f"{precision}:{engine_fingerprint()}".encode())
+    root = Path(platformdirs.user_cache_dir("webgpu-ar")) / "latency"
+    return root / f"{key.hexdigest()[:24]}.json"
+
+
+def format_prediction(pred: Prediction, top: int = 0) -> str:
+    """`12.3 ms` then the per-dispatch table (slowest `top` only when > 0) and warnings."""
+    lines = [f"{pred.total_ms:.1f} ms", f"{pred.model} on {pred.adapter} ({pred.precision}): "
+             f"{len(pred.rows)} dispatches + {pred.per_run_ms:.3f} ms per run"]  # fmt: skip
+    rows = list(enumerate(pred.rows))
+    if top:
+        rows = sorted(rows, key=lambda r: -r[1][1])[:top]
+    lines.append(f"{'#':>4} {'op':>4} {'kernel':<18} {'op type':<16} {'output':<18} "
+                 f"{'workgroup':<11} {'groups':<12} {'MFLOP':>8} {'ms':>8}")  # fmt: skip
+    for i, (d, ms) in rows:
+        shape = "x".join(map(str, d.output))
+        lines.append(f"{i:>4} {d.op_index:>4} {d.kernel:<18} {d.op_type:<16} {shape:<18} "
+                     f"{'x'.join(map(str, d.workgroup)):<11} {'x'.join(map(str, d.groups)):<12} "
+                     f"{d.flops / 1e6:>8.2f} {ms:>8.4f}")  # fmt: skip
+    lines += [f"warning: {w}" for w in pred.warnings]
+    return "\n".join(lines)

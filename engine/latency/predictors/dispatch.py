@@ -1,0 +1,126 @@
+"""Ours: the dispatch-level predictor (nn-Meter's kernel-level idea on our own kernels).
+
+latency = run overhead + per-dispatch overhead x dispatches + scale x sum over the
+dispatch list of t_family(dispatch), where
+- the dispatch list is what the engine would record for the model on the adapter
+  (engine.latency.dispatches: fusion, kernel choice, work groups, storage kinds);
+- t_family is one small non-negative linear model per kernel family (conv2d,
+  conv1x1, pool2d, concat, slice, mean, fully_connected, binary, io, ...) over the
+  dispatch's static costs: FEATURES below. "Serial" terms divide by the groups that
+  run side by side, min(work groups, the adapter's parallel units): a layer of 1 work
+  group on lavapipe's 2 threads takes twice the time of the same work in 2;
+- fitting, when the dataset has per-dispatch GPU times (Engine.profile timestamps):
+  each family on its own dispatches (weighted to relative error), then the three
+  model-level terms on the measured totals; without them, all coefficients at once
+  from the totals (the sum of the per-family features is linear in them);
+- a family never seen in training falls back to the "generic" model fitted on all
+  dispatches.
+Evaluation is plain Python over a few dozen coefficients: no numpy needed to predict.
+"""
+
+from __future__ import annotations
+
+from engine.latency.dispatches import DispatchInfo
+from engine.latency.predictors.base import Predictor, Sample, lstsq_nonneg
+
+FEATURES = ("one", "mflops", "serial_mflops", "mb_read", "mb_written", "serial_mb",
+            "kgroups")  # fmt: skip
+GENERIC = "generic"
+MIN_FAMILY = 8  # dispatches a family needs for a model of its own
+
+
+def family(d: DispatchInfo) -> str:
+    return d.kernel
+
+
+def features(d: DispatchInfo, units: int) -> list[float]:
+    par = max(1, min(d.group_count, units))
+    mflops = d.flops / 1e6
+    mb = (d.bytes_read + d.bytes_written) / 1e6
+    return [1.0, mflops, mflops / par, d.bytes_read / 1e6, d.bytes_written / 1e6, mb / par,
+            d.group_count / 1e3]  # fmt: skip
+
+
+def _dot(w: list[float], x: list[float]) -> float:
+    return sum(a * b for a, b in zip(w, x, strict=True))
+
+
+class DispatchLevel(Predictor):
+    kind = "dispatch"
+
+    def __init__(self, params=None, meta=None, units: int | None = None):
+        super().__init__(params, meta)
+        if units is not None:
+            self.params.setdefault("units", units)
+
+    @property
+    def units(self) -> int:
+        return int(self.params.get("units") or 1)
+
+    def kernel_ms(self, d: DispatchInfo) -> float:
+        """Predicted time of one dispatch on its own (before the model-level scale)."""
+        fams = self.params["families"]
+        w = fams.get(family(d)) or fams[GENERIC]
+        return max(0.0, _dot(w, features(d, self.units)))
+
+    def breakdown(self, sample: Sample) -> list[float]:
+        """Each dispatch's share of the prediction (ms), overheads included."""
+        p = self.params
+        return [p["per_dispatch"] + p["scale"] * self.kernel_ms(d) for d in sample.dispatches]
+
+    def predict(self, sample: Sample) -> float:
+        return self.params["per_run"] + sum(self.breakdown(sample))
+
+    def fit(self, samples: list[Sample], kernels: list[Sample] = ()) -> DispatchLevel:
+        """Fit on `samples` (models); `kernels`: generated single-layer models whose
+        profiled dispatches only add to the per-family data (engine.latency.kernels)."""
+        import numpy as np
+
+        units = self.units
+        profiled = all(s.dispatch_ms for s in samples)
+        self.params.update(units=units, profiled=profiled, kernel_models=len(kernels))
+        if profiled:
+            xs: dict[str, list] = {}
+            ys: dict[str, list] = {}
+            for s in [*samples, *(k for k in kernels if k.dispatch_ms)]:
+                for d, ms in zip(s.dispatches, s.dispatch_ms, strict=True):
+                    if ms is None:
+                        continue
+                    for key in (family(d), GENERIC):
+                        xs.setdefault(key, []).append(features(d, units))
+                        ys.setdefault(key, []).append(ms)
+            fams = {}
+            for key, x in xs.items():
+                if len(x) >= MIN_FAMILY or key == GENERIC:
+                    y = np.array(ys[key])
+                    fams[key] = lstsq_nonneg(x, y, 1 / np.maximum(y, 1e-3)).tolist()
+            self.params["families"] = fams
+            # Model level: y = per_run + per_dispatch * n + scale * sum(kernel_ms).
+            a = [[1.0, len(s.dispatches), sum(self.kernel_ms(d) for d in s.dispatches)]
+                 for s in samples]  # fmt: skip
+            y = np.array([s.y for s in samples])
+            per_run, per_dispatch, scale = lstsq_nonneg(a, y, 1 / y)
+        else:
+            fams_seen = sorted({family(d) for s in samples for d in s.dispatches})
+            cols = [(f, j) for f in fams_seen for j in range(len(FEATURES))]
+            index = {c: i for i, c in enumerate(cols)}
+            a = np.zeros((len(samples), len(cols) + 1))
+            a[:, -1] = 1.0
+            for r, s in enumerate(samples):
+                for d in s.dispatches:
+                    for j, v in enumerate(features(d, units)):
+                        a[r, index[(family(d), j)]] += v
+            y = np.array([s.y for s in samples])
+            coef = lstsq_nonneg(a, y, 1 / y)
+            fams = {
+                f: [float(coef[index[(f, j)]]) for j in range(len(FEATURES))] for f in fams_seen
+            }
+            # unseen families: the mean of the seen ones
+            fams[GENERIC] = [
+                float(np.mean([w[j] for w in fams.values()])) for j in range(len(FEATURES))
+            ]
+            self.params["families"] = fams
+            per_run, per_dispatch, scale = float(coef[-1]), 0.0, 1.0
+        self.params.update(per_run=float(per_run), per_dispatch=float(per_dispatch),
+                           scale=float(scale), features=list(FEATURES))  # fmt: skip
+        return self

@@ -1,0 +1,99 @@
+"""Static features against hand-computed values; the GPU-free dispatch list against the
+engine's own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.latency import space
+from engine.latency.builder import NetConfig, build_graph
+from engine.latency.cell import INPUT, OUTPUT, Cell
+from engine.latency.dispatches import AdapterProfile, dispatch_list, workgroup_size
+from engine.latency.features import flops, params, peak_memory, static_features
+
+TWO = Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT])  # the cell is a 1x1 projection
+SMALL = NetConfig(input_size=8, input_channels=3, stem_channels=4, num_stacks=1, num_classes=2)
+PROFILE = AdapterProfile(
+    name="test", device="test", driver="", backend="", adapter_type="CPU",
+    limits={"max_invocations": 256, "max_size": [256, 256, 64], "max_groups": 65535,
+            "subgroup_min": 8, "subgroup_max": 8, "parallel_units": 2},
+    alignment=32,
+)  # fmt: skip
+
+
+def test_two_vertex_cell_by_hand():
+    g = build_graph(TWO, SMALL)
+    # stem 3x3x3 -> 4 on 8x8: 2 * 256 outputs * 27 taps; projection 4 -> 4: 2 * 256 * 4;
+    # MEAN reads 256 values; dense 4 -> 2: 2 * 2 * 4
+    assert flops(g) == 2 * 256 * 27 + 2 * 256 * 4 + 256 + 2 * 2 * 4 == 16144
+    # stem 4*27 + 4, projection 16 + 4, dense 8 + 2 (MEAN's axes are int32, not counted)
+    assert params(g) == 112 + 20 + 10
+    # intermediates (RELU fused): stem 8x8x4 and projection 8x8x4, 1 PHWC4 slice of
+    # 16-byte texels = 1024 B each, alive together at the projection; the mean's 16 B
+    # reuses the stem's place: 2048 B
+    assert peak_memory(g, "fp32", alignment=32) == 2048
+    assert peak_memory(g, "fp16", alignment=32) == 1024
+
+
+def test_two_vertex_dispatches():
+    f = static_features(build_graph(TWO, SMALL), PROFILE)
+    kinds = [d.kernel for d in f["dispatch_list"]]
+    assert kinds == ["hwc_to_phwc4", "conv2d", "conv1x1", "mean", "fully_connected", "phwc4_to_hwc"]
+    stem = f["dispatch_list"][1]
+    assert stem.flops == 2 * 256 * 27
+    # reads the 8x8x3 input (one slice: 1024 B) and its packed weights and bias (one output
+    # slice x 9 taps x one input slice of mat4x4 = 576 B, bias vec4 = 16 B); writes 1024 B
+    assert (stem.bytes_read, stem.bytes_written, stem.const_bytes) == (1024 + 592, 1024, 592)
+    assert f["dispatches"] == 6
+
+
+def test_workgroup_size_parsing():
+    assert workgroup_size("@compute @workgroup_size(64)\nfn main") == (64, 1, 1)
+    assert workgroup_size("@compute @workgroup_size(8, 4, 2)") == (8, 4, 2)
+
+
+def test_header_render_gives_the_exact_dispatch_list():
+    for cell in [TWO, *space.sample_cells(4, seed=5)]:
+        g = build_graph(cell)
+        for precision in ("fp32", "fp16"):
+            assert dispatch_list(g, PROFILE, precision) == dispatch_list(
+                g, PROFILE, precision, exact=True
+            )
+
+
+def test_engine_records_the_predicted_dispatches():
+    from tests.gpu.util import gpu_context
+
+    ctx = gpu_context()
+    from engine.gpu.engine import Engine
+
+    profile = AdapterProfile.from_context(ctx, precisions=("fp32",))
+    for cell in space.sample_cells(3, seed=9):
+        g = build_graph(cell)
+        engine = Engine(g, context=ctx)
+        recorded = [
+            (d.kernel, tuple(d.grid)) for s in engine.resources.segments for d in s.dispatches
+        ]
+        predicted = [(d.kernel, d.groups) for d in dispatch_list(g, profile) if d.op_type != "io"]
+        assert recorded == predicted
+
+
+def test_profile_round_trips():
+    assert AdapterProfile.from_dict(json.loads(json.dumps(PROFILE.to_dict()))) == PROFILE
+
+
+@pytest.mark.parametrize("name", ["face_detection_short_range", "face_landmark"])
+def test_models_dispatch_lists(name):
+    from engine.data.paths import models_dir
+
+    path = Path(models_dir()) / f"{name}.tflite"
+    if not path.exists():
+        pytest.skip(f"{path} not fetched")
+    from engine.model.importer import load_tflite
+
+    rows = dispatch_list(load_tflite(path), PROFILE)
+    assert rows[0].op_type == "io" and rows[-1].op_type == "io"
+    assert all(d.group_count >= 1 and min(d.workgroup) >= 1 for d in rows)
