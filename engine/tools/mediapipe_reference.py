@@ -126,20 +126,23 @@ def tensors_worker(clip: str, out: str) -> None:
     rgb = np.ascontiguousarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB))
     arrays = {"mediapipe_version": np.array(mp.__version__), "frame_size": [640, 480]}
     for name, (w, h, keep, lo, hi, border, roi) in TENSOR_CASES.items():
-        config = text_format.Parse(f"""
-            input_stream: "image" {'input_stream: "roi"' if roi else ''} output_stream: "floats"
+        config = text_format.Parse(
+            f"""
+            input_stream: "image" {'input_stream: "roi"' if roi else ""} output_stream: "floats"
             node {{ calculator: "ImageToTensorCalculator" input_stream: "IMAGE:image"
-              {'input_stream: "NORM_RECT:roi"' if roi else ''} output_stream: "TENSORS:tensors"
+              {'input_stream: "NORM_RECT:roi"' if roi else ""} output_stream: "TENSORS:tensors"
               options {{ [mediapipe.ImageToTensorCalculatorOptions.ext] {{
                 output_tensor_width: {w} output_tensor_height: {h}
                 keep_aspect_ratio: {str(keep).lower()}
                 output_tensor_float_range {{ min: {lo} max: {hi} }} border_mode: {border} }} }} }}
             node {{ calculator: "TensorsToFloatsCalculator" input_stream: "TENSORS:tensors"
-              output_stream: "FLOATS:floats" }}""", calculator_pb2.CalculatorGraphConfig())
+              output_stream: "FLOATS:floats" }}""",
+            calculator_pb2.CalculatorGraphConfig(),
+        )
         graph = calculator_graph.CalculatorGraph(graph_config=config)
         got = []
         graph.observe_output_stream(
-            "floats", lambda _s, p: got.append(np.array(packet_getter.get_float_list(p)))
+            "floats", lambda _s, p, got=got: got.append(np.array(packet_getter.get_float_list(p)))
         )
         graph.start_run()
         image = packet_creator.create_image_frame(image_format=image_frame.ImageFormat.SRGB,

@@ -12,6 +12,7 @@ import pytest
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
+from engine.tools.mediapipe_reference import TENSOR_CASES
 from engine.vision.blazeface import detect_faces, iou, letterbox, letterbox_matrix
 from engine.vision.image_to_tensor import (
     image_to_tensor,
@@ -20,7 +21,6 @@ from engine.vision.image_to_tensor import (
     subrect_matrix,
 )
 from engine.vision.preprocess import Preprocessor
-from engine.tools.mediapipe_reference import TENSOR_CASES
 from tests.conftest import ROOT, model_file
 from tests.gpu.util import gpu_context
 
