@@ -74,6 +74,8 @@ def test_segmentation_mask_stats(tmp_path):
         want = [seg.process(f).mask for f in _rgb_frames()]
     for line, mask in zip(lines, want, strict=True):
         assert line["mask"]["mean"] == pytest.approx(float(mask.mean()), abs=1e-4)
-        assert line["mask"]["person_fraction"] == pytest.approx(float((mask > 0.5).mean()), abs=1e-5)
+        assert line["mask"]["person_fraction"] == pytest.approx(
+            float((mask > 0.5).mean()), abs=1e-5
+        )
         x0, y0, x1, y1 = line["mask"]["person_box_px"]
         assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480

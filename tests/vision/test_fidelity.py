@@ -44,6 +44,7 @@ def test_first_frames_match_mediapipe():
     assert m["detection"]["box_iou"]["min"] >= 0.99
     assert m["mesh"]["landmark_px"]["max"] < 1.0
     assert m["segmentation"]["mask_iou"]["min"] >= 0.99
+    assert m["mesh"]["detector_frames"] == 1  # tracked after the first frame, as MediaPipe
 
 
 @pytest.mark.slow
