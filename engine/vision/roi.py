@@ -15,7 +15,7 @@ MediaPipe's face_detection_front_detection_to_roi.pbtxt, written from its defini
 - numpy oracle: `roi_from_detection(box, keypoints, frame_size) -> Rect` (normalised, as
   MediaPipe), `rect_matrix(rect, frame_size)` -> 2x3 frame_from_tensor (frame pixels)
 - GPU: `DetectionRoi(decoder, preprocessor=None)`: reads the SsdDecoder's best detection,
-  writes `buffer` (96 bytes, layout in shaders/engine/postprocess_roi.wgsl: frame_from_tensor rows,
+  writes `buffer` (96 bytes, layout in shaders/engine/roi_rect.wgsl: frame_from_tensor rows,
   their inverse, rect, (rotation, valid, frame w, h)) and, when given a Preprocessor,
   copies the first 32 bytes (frame_from_tensor) into its `roi` uniform: the crop of the next
   model follows the detection without leaving the GPU.

@@ -136,11 +136,12 @@ def test_steps_path_matches_process(clip):
                                        atol=1e-3)  # fmt: skip
 
 
-def test_timestamps_must_increase_in_video_mode(clip):
-    with SelfieSegmenter(context=CTX) as seg:
-        seg.process(clip[0], 100)
+@pytest.mark.parametrize("solution", [SelfieSegmenter, FaceMesh])
+def test_timestamps_must_increase_in_video_mode(clip, solution):
+    with solution(context=CTX) as s:
+        s.process(clip[0], 100)  # the first frame also sets the solution up
         with pytest.raises(ValueError, match="must increase"):
-            seg.process(clip[1], 100)
+            s.process(clip[1], 100)
     with SelfieSegmenter(context=CTX, running_mode="image") as seg:
         seg.process(clip[0], 100)
         assert seg.process(clip[1], 50).timestamp_ms == 50

@@ -105,13 +105,18 @@ class FaceMesh(Solution):
                            self.tracker.buffer, self.detector.decoder)  # fmt: skip
 
     def reset(self) -> None:
-        """Forget the tracked face (a new video): the next frame runs the detector."""
+        """Forget the tracked face and the last timestamp (a new video): the next frame
+        runs the detector."""
+        self._forget()
+        self._last_ts = None
+
+    def _forget(self) -> None:
         self.tracker.reset()
-        self._present, self._last_ts = False, None
+        self._present = False
 
     def _configure(self, frame_size) -> None:
         self.detector.configure(frame_size)
-        self.reset()
+        self._forget()  # another frame size: the tracked ROI means nothing
 
     def steps(self, frame_view) -> list[Step]:
         return self.detector.steps(frame_view) + self._landmark_steps(frame_view)
