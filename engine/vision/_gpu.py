@@ -156,7 +156,11 @@ class FrameInput:
 
 def release_engine(engine) -> None:
     """Destroy an engine's tensor memory (buffers and textures) now rather than at garbage
-    collection; the engine is unusable afterwards."""
+    collection, and close it where the engine can (its share of shared weights); the
+    engine is unusable afterwards."""
+    close = getattr(engine, "close", None)
+    if close is not None:
+        close()
     res = engine.resources
     seen: set[int] = set()
     for view in list(res.buffers.values()) + list(res.textures.values()):
