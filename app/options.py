@@ -81,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "video, or 30 frames of a still in headless mode)")  # fmt: skip
     p.add_argument("--stats", metavar="STATS.json",
                    help="write the run summary (FPS, latency percentiles per stage, memory "
-                        "plan, transfers) as JSON")  # fmt: skip
+                        "plan, transfers, frames with a face) as JSON")  # fmt: skip
+    p.add_argument("--results", metavar="OUT.jsonl",
+                   help="write every frame's results as JSON lines: boxes and keypoints, face "
+                        "mesh landmarks, mask statistics (one readback per frame)")  # fmt: skip
     p.add_argument("--hud", action=argparse.BooleanOptionalAction, default=None,
                    help="draw the HUD (default: on in the window, off in headless mode, where "
                         "--hud burns it into the video)")  # fmt: skip

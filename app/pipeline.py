@@ -11,6 +11,9 @@
 Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is
 read back; `transfers()` counts what crossed the bus: frame uploads, small uniform writes,
 HUD vertex uploads, timestamp reads and (headless) the final-frame readback, apart.
+Results: the face flag goes into a GPU tally each frame (app/results.FaceTally: frames with
+a face in the summary, read back every 4096 frames); `results` (--results) reads each
+frame's results back after the wait and writes them as JSON lines (one map per frame).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from app.effects import effect_class
+from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.stats import FrameRecord, Timeline
 from engine.gpu.sync import SYNC_MODES, Fence
@@ -30,7 +34,8 @@ from engine.gpu.timestamps import GpuMarks
 class FramePipeline:
     def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
                  *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
-                 storage: str = "auto", gpu_timing: bool = True):  # fmt: skip
+                 storage: str = "auto", gpu_timing: bool = True,
+                 results: str | None = None):  # fmt: skip
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
         self.ctx, self.device = ctx, ctx.device
@@ -44,6 +49,10 @@ class FramePipeline:
         self.timeline = Timeline()
         self.frame_readbacks = 0
         self._readback = None
+        self.results = ResultsWriter(results) if results else None
+        flag = self.effect.face_flag
+        self.faces = FaceTally(self.device, flag) if flag is not None else None
+        self.timeline.sections["faces"] = self.face_summary
 
     # --- controls --------------------------------------------------------------------
     def toggle_sync(self) -> str:
@@ -53,6 +62,16 @@ class FramePipeline:
     def set_planner(self, planner: str | None) -> None:
         """Rebuild the engines with another memory planner (between frames)."""
         self.effect.rebuild(planner)  # process() waits for every frame: nothing in flight
+        if self.faces is not None:  # the new solution's flag buffer
+            self.faces.src = self.effect.face_flag[0]
+
+    def face_summary(self) -> dict | None:
+        """Frames with a face (None for effects without faces), --results frames."""
+        out = self.faces.summary() if self.faces is not None else None
+        if self.results is not None:
+            out = {**(out or {}), "results_file": str(self.results.path),
+                   "results_frames": self.results.frames}  # fmt: skip
+        return out
 
     # --- one frame -------------------------------------------------------------------
     def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:
@@ -79,6 +98,8 @@ class FramePipeline:
             if self.marks:
                 self.marks.mark(encoder, stage)
             lap(stage)
+        if self.faces is not None:
+            self.faces.record(encoder)
         draw_data = hud.prepare(self) if hud is not None else None
         if hud is not None:
             lap("hud")
@@ -106,6 +127,9 @@ class FramePipeline:
         if readback_texture is not None:
             rec.image = self._read_out()
             lap("readback")
+        if self.results is not None:
+            self.results.write(frame.index, self.effect.read_results())
+            lap("results")
         rec.frame_cpu_ms = (time.thread_time() - c0) * 1e3
         rec.t_done = time.perf_counter()
         return rec
@@ -148,6 +172,8 @@ class FramePipeline:
             "timestamp_reads": self.marks.readbacks if self.marks else 0,
             "fence_maps": self.fence.maps,
             "frame_readbacks": self.frame_readbacks,
+            "result_readbacks": self.effect.solution.readback.maps,
+            "face_tally_readbacks": self.faces.readbacks if self.faces else 0,
         }
 
     def models_info(self) -> list[dict]:
@@ -169,6 +195,7 @@ def make_pipeline(args, ctx, specs, effect: str, size, target_format: str) -> Fr
     pipeline = FramePipeline(
         ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
         planner=None if args.planner == "best" else args.planner, storage=args.storage,
+        results=getattr(args, "results", None),
     )  # fmt: skip
     if args.style:
         while pipeline.effect.style_name != args.style:

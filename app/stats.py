@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 STAGES = ("upload", "preprocess", "inference", "postprocess", "render", "hud", "submit",
-          "wait", "readback", "encode")  # fmt: skip
+          "wait", "readback", "results", "encode")  # fmt: skip
 
 
 @dataclass
@@ -52,6 +53,8 @@ class Timeline:
         self.recent: deque[FrameRecord] = deque(maxlen=recent)
         self.t_start = time.perf_counter()
         self.warmup = 0  # records before this index are left out of the summary
+        # extra summary sections: name -> fn() returning a dict (or None: left out)
+        self.sections: dict[str, Callable[[], dict | None]] = {}
 
     def add(self, rec: FrameRecord) -> None:
         self.records.append(rec)
@@ -103,6 +106,10 @@ class Timeline:
             "gpu_ms": {k: percentiles(r.gpu_ms.get(k, 0.0) for r in rs) for k in gpu_stages},
             "by_sync": {m: v for m, v in _by_sync(rs).items()},
         }
+        for name, fn in self.sections.items():
+            value = fn()
+            if value is not None:
+                out[name] = value
         out.update(extra or {})
         return out
 
@@ -163,6 +170,12 @@ def format_summary(s: dict) -> str:
         lines.append(f"model {m['name']}: {m['dispatches']} dispatches, {m['precision']}, memory "
                      f"{mem['strategy']} {mem['total_bytes']:,} B (naive {mem['naive_bytes']:,}, "
                      f"lower bound {mem['lower_bound']:,}, {mem['objects']} objects)")  # fmt: skip
+    faces = s.get("faces")
+    if faces and "frames_with_face" in faces:
+        lines.append(f"frames with a face: {faces['frames_with_face']} of {faces['frames']} "
+                     f"({faces['frames_without_face']} without)")  # fmt: skip
+    if faces and "results_file" in faces:
+        lines.append(f"results: {faces['results_frames']} frames -> {faces['results_file']}")
     t = s.get("transfers")
     if t:
         lines.append("host transfers: " + ", ".join(f"{k} {v}" for k, v in t.items()))

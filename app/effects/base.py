@@ -1,11 +1,15 @@
-"""What every effect shares: engines built from model specs, render pipelines, the frame blit.
+"""What every effect shares: a solution of engine.vision, render pipelines, the frame blit.
 
 An effect turns the frame texture into a picture, all on the GPU:
+- `build()`: its solution (engine.vision FaceDetector / FaceMesh / SelfieSegmenter, made
+  with `solution_options()`: the models' graphs, output="gpu") and its draw pipelines;
 - `steps(frame_view)`: the compute stages in order, as (stage name, encode function):
-  pre-process, inference, post-process (a two-model effect repeats them per model);
-- `draw(render_pass)`: the camera frame plus the overlay, read from the output buffers;
-- `cycle_style()`: the `e` key; `rebuild(planner)`: new engines with another memory plan.
-Nothing here reads a tensor back: overlays bind the engine's output buffers directly.
+  the solution's steps (pre-process, inference, post-process), then the effect's own;
+- `draw(render_pass)`: the camera frame plus the overlay, read from the solution's buffers;
+- `cycle_style()`: the `e` key; `rebuild(planner)`: a new solution with another memory plan;
+- `read_results()`: the frame's results as numbers (--results only: one readback);
+  `face_flag`: where a 4-byte face flag lives on the GPU (app/results.FaceTally), or None.
+Nothing here reads a tensor back: overlays bind the solution's output buffers directly.
 """
 
 from __future__ import annotations
@@ -73,29 +77,39 @@ class Effect:
         self.precision, self.planner, self.storage = precision, planner, storage
         self.style = 0
         self.engines: dict[str, object] = {}
+        self.solution = None
         self.sampler = self.device.create_sampler(mag_filter="linear", min_filter="linear")
         self._blit = None
         self.rebuild(planner)
 
-    # --- engines ---------------------------------------------------------------------
+    # --- the solution ----------------------------------------------------------------
     def rebuild(self, planner: str | None) -> None:
-        """(Re)compile the engines with `planner` and rebind everything that reads them."""
-        from engine.gpu.engine import Engine
-
-        self.planner = planner
-        self.engines = {
-            s.role: Engine(
-                s.graph,
-                context=self.ctx,
-                precision=self.precision,
-                planner=planner,
-                storage=self.storage,
-            )
-            for s in self.specs
-        }
+        """(Re)make the solution with `planner` and rebind everything that reads it."""
+        self.planner, old = planner, self.solution
         self.build()
+        self.solution.prepare(self.frame_size)
+        self.engines = self.solution.engines
+        if old is not None:
+            old.close()  # the pipeline waits for every frame: nothing of it is in flight
+
+    def solution_options(self) -> dict:
+        """engine.vision solution options: this device, the engine options, no readback."""
+        return {"context": self.ctx, "precision": self.precision, "planner": self.planner,
+                "storage": self.storage, "output": "gpu"}  # fmt: skip
+
+    def spec(self, role: str):
+        return next(s for s in self.specs if s.role == role)
+
+    def read_results(self):
+        """The last frame's results as numbers (blocks: one readback)."""
+        return self.solution.read()
+
+    @property
+    def face_flag(self) -> tuple[object, int, str] | None:
+        return None
 
     def build(self) -> None:
+        """Make `self.solution` and the draw pipelines."""
         raise NotImplementedError
 
     def steps(self, frame_view) -> list[Step]:

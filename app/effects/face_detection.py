@@ -1,4 +1,5 @@
-"""Face detection effect: boxes and 6 keypoints, decoded and drawn without leaving the GPU.
+"""Face detection effect: boxes and 6 keypoints from engine.vision.FaceDetector, drawn without
+leaving the GPU.
 
 - input: the frame texture; an SSD face detector ([1, N, 4 + 2K] boxes, [1, N, 1] logits;
   BlazeFace short range by default, options from the manifest when it knows the file)
@@ -6,46 +7,33 @@
 - options: style (`e`): box+keypoints, keypoints, box
 - usage: `FaceDetectionEffect(ctx, [spec], (640, 480), "bgra8unorm")`
 
-Steps per frame: pre-process (letterbox into the input, [-1, 1]) -> inference -> post-process
-(engine.vision.SsdDecoder: decode, threshold, weighted NMS into detection records
-plus DrawIndirect args). The draw is `draw_indirect`: instance i is detection i, 4 box edge
-quads + K keypoint quads (shaders/app/detections.wgsl), count written by the GPU.
+Steps per frame: the solution's (letterbox pre-process, inference, SSD decode + weighted
+NMS into detection records), then a 4-byte GPU copy of the detection count into this
+effect's DrawIndirect args. The draw is `draw_indirect`: instance i is detection i, 4 box
+edge quads + K keypoint quads (shaders/app/detections.wgsl).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from app.effects import EFFECTS
-from app.effects.base import Effect, buffer_entry, overlay_params, render_pipeline
-from engine.vision import SsdDecoder
-from engine.vision.blazeface import SsdSpec, letterbox_matrix
-from engine.vision.preprocess import Preprocessor
+from app.effects.base import Effect, overlay_params, render_pipeline
+from engine.vision import FaceDetector
 
 
-def ssd_spec(spec) -> SsdSpec:
-    """The detector's SSD options: the manifest's when it has them, else BlazeFace's."""
-    if spec.postprocess.get("kind") == "ssd":
-        return SsdSpec.from_manifest(spec.postprocess)
-    _, h, w, _ = spec.graph.tensors[spec.graph.inputs[0]].shape
-    return SsdSpec(input_size=(w, h))
+def indirect_args(device, vertex_count: int):
+    """A DrawIndirect args buffer (vertex_count, 0 instances, 0, 0) the GPU fills in."""
+    import wgpu
+
+    return device.create_buffer_with_data(
+        data=np.array([vertex_count, 0, 0, 0], np.uint32),
+        usage=wgpu.BufferUsage.INDIRECT | wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC,
+    )
 
 
-def build_detector(effect: Effect, spec, vertex_count: int):
-    """Pre-process + decoder for the detection model of `effect` (shared with face mesh)."""
-    engine = effect.engines["detection"]
-    ssd = ssd_spec(spec)
-    pre = Preprocessor(engine, spec.input_name, value_range=spec.value_range)
-    frame_from_tensor = letterbox_matrix(effect.frame_size, ssd.input_size)
-    pre.set_roi(frame_from_tensor)
-    regressors, scores = _ssd_outputs(spec)
-    decoder = SsdDecoder(engine, ssd, names=(regressors, scores), vertex_count=vertex_count)
-    decoder.set_frame_transform(frame_from_tensor, effect.frame_size)
-    return pre, decoder
-
-
-def _ssd_outputs(spec) -> tuple[str, str]:
-    boxes = [n for n, s in spec.outputs.items() if len(s) == 3 and s[2] >= 4]
-    scores = [n for n, s in spec.outputs.items() if len(s) == 3 and s[2] == 1]
-    return boxes[0], scores[0]
+def whole(binding: int, buffer) -> dict:
+    return {"binding": binding, "resource": {"buffer": buffer, "offset": 0, "size": buffer.size}}
 
 
 class FaceDetectionEffect(Effect):
@@ -55,10 +43,10 @@ class FaceDetectionEffect(Effect):
     def build(self) -> None:
         import wgpu
 
-        spec = next(s for s in self.specs if s.role == "detection")
-        k = ssd_spec(spec).num_keypoints
-        self.pre, self.decoder = build_detector(self, spec, vertex_count=6 * (4 + k))
-        rec = self.decoder.record
+        self.solution = FaceDetector(self.spec("detection").graph, **self.solution_options())
+        k = self.solution.num_keypoints
+        self.args = indirect_args(self.device, 6 * (4 + k))
+        rec = self.solution.gpu.record
         self.pipeline = render_pipeline(
             self.device, "app/detections.wgsl", self.target_format, blend=True,
             num_keypoints=k, stride=rec.stride, frame_px=rec.frame_px,
@@ -68,32 +56,25 @@ class FaceDetectionEffect(Effect):
         )
         self.group = self.device.create_bind_group(
             layout=self.pipeline.get_bind_group_layout(0),
-            entries=[
-                buffer_entry(0, _Whole(self.decoder.detections)),
-                buffer_entry(1, _Whole(self.params)),
-            ],
+            entries=[whole(0, self.solution.gpu.detections), whole(1, self.params)],
         )
         self.on_style()
 
     def on_style(self) -> None:
         self.device.queue.write_buffer(self.params, 0, overlay_params(self.frame_size, self.style))
 
+    @property
+    def face_flag(self):
+        return (self.solution.gpu.status, 0, "uint32")  # the detection count
+
     def steps(self, frame_view):
-        return [
-            ("preprocess", lambda enc: self.pre.encode(enc, frame_view)),
-            ("inference", self.engines["detection"].encode),
-            ("postprocess", self.decoder.encode),
-        ]
+        def count(enc) -> None:  # instance count = detections
+            enc.copy_buffer_to_buffer(self.solution.gpu.status, 0, self.args, 4, 4)
+
+        return [*self.solution.steps(frame_view), ("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
         render_pass.set_pipeline(self.pipeline)
         render_pass.set_bind_group(0, self.group)
-        render_pass.draw_indirect(self.decoder.args, 0)
-
-
-class _Whole:
-    """A whole buffer as a (buffer, offset, size) binding."""
-
-    def __init__(self, buffer):
-        self.buffer, self.offset, self.size = buffer, 0, buffer.size
+        render_pass.draw_indirect(self.args, 0)

@@ -1,16 +1,14 @@
-"""Face mesh effect: two models chained on the GPU, 468 landmarks drawn from a vertex buffer.
+"""Face mesh effect: engine.vision.FaceMesh's 468 landmarks drawn from its vertex buffer.
 
 - input: the frame texture; an SSD face detector and face_landmark (468 x 3 + face flag)
 - output: the camera frame with the mesh points (and the rotated crop outline)
 - options: style (`e`): points+roi, points
 - usage: `FaceMeshEffect(ctx, [detector_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
-Steps per frame, one encoder, nothing read back:
-1. detector pre-process (letterbox) -> detector inference -> SSD decode + NMS;
-2. ROI: the best detection -> MediaPipe's rotated square crop (1.5x, eyes level), written
-   straight into the landmark pre-process's ROI uniform (engine.vision.DetectionRoi);
-3. landmark pre-process (that crop, [0, 1]) -> landmark inference -> projection of the 468
-   points to frame pixels plus DrawIndirect args whose instance count is 0 without a face.
+Steps per frame, one encoder, nothing read back: the solution's (detector -> detection ROI;
+the ROI from the previous frame's landmarks while the face is tracked, chosen on the GPU;
+crop -> face_landmark -> projection to frame pixels), then a 4-byte GPU copy of the point
+count (468, or 0 without a face) into this effect's DrawIndirect args.
 Draw: `draw_indirect` of round point quads (shaders/app/mesh.wgsl) and the ROI outline.
 """
 
@@ -18,9 +16,8 @@ from __future__ import annotations
 
 from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
-from app.effects.face_detection import build_detector
-from engine.vision import DetectionRoi, LandmarkProjector
-from engine.vision.preprocess import Preprocessor
+from app.effects.face_detection import indirect_args, whole
+from engine.vision import FaceMesh
 
 
 class FaceMeshEffect(Effect):
@@ -30,15 +27,11 @@ class FaceMeshEffect(Effect):
     def build(self) -> None:
         import wgpu
 
-        det_spec = next(s for s in self.specs if s.role == "detection")
-        lm_spec = next(s for s in self.specs if s.role == "landmarks")
-        self.det_pre, self.decoder = build_detector(self, det_spec, vertex_count=6)
-        lm_engine = self.engines["landmarks"]
-        self.lm_pre = Preprocessor(lm_engine, lm_spec.input_name, value_range=lm_spec.value_range)
-        self.roi = DetectionRoi(self.decoder, self.lm_pre)
-        self.projector = LandmarkProjector(lm_engine, self.roi, vertex_count=6,
-                                           input_name=lm_spec.input_name)  # fmt: skip
+        self.solution = FaceMesh(self.spec("detection").graph, self.spec("landmarks").graph,
+                                 **self.solution_options())  # fmt: skip
+        gpu = self.solution.gpu
         dev = self.device
+        self.args = indirect_args(dev, 6)
         self.params = dev.create_buffer(
             size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
         )
@@ -48,32 +41,27 @@ class FaceMeshEffect(Effect):
                       "attributes": [{"format": "float32x4", "offset": 0, "shader_location": 0}]}],
         )  # fmt: skip
         self.points_group = dev.create_bind_group(
-            layout=self.points_pipeline.get_bind_group_layout(0),
-            entries=[{"binding": 0, "resource": {"buffer": self.params, "offset": 0, "size": 16}}],
+            layout=self.points_pipeline.get_bind_group_layout(0), entries=[whole(0, self.params)]
         )
         self.roi_pipeline = render_pipeline(dev, "app/roi.wgsl", self.target_format, blend=True)
         self.roi_group = dev.create_bind_group(
             layout=self.roi_pipeline.get_bind_group_layout(0),
-            entries=[
-                {"binding": 0, "resource": {"buffer": self.roi.buffer, "offset": 0, "size": 96}},
-                {"binding": 1, "resource": {"buffer": self.projector.status, "offset": 0,
-                                            "size": self.projector.status.size}},
-            ],
-        )  # fmt: skip
+            entries=[whole(0, gpu.roi), whole(1, gpu.status)],
+        )
         self.on_style()
 
     def on_style(self) -> None:
         self.device.queue.write_buffer(self.params, 0, overlay_params(self.frame_size, self.style))
 
+    @property
+    def face_flag(self):
+        return (self.solution.gpu.status, 4, "float32")  # present: 1.0 / 0.0
+
     def steps(self, frame_view):
-        return [
-            ("preprocess", lambda enc: self.det_pre.encode(enc, frame_view)),
-            ("inference", self.engines["detection"].encode),
-            ("postprocess", lambda enc: (self.decoder.encode(enc), self.roi.encode(enc))),
-            ("preprocess", lambda enc: self.lm_pre.encode(enc, frame_view)),
-            ("inference", self.engines["landmarks"].encode),
-            ("postprocess", self.projector.encode),
-        ]
+        def count(enc) -> None:  # instance count = 468 points, or 0 without a face
+            enc.copy_buffer_to_buffer(self.solution.gpu.args, 4, self.args, 4, 4)
+
+        return [*self.solution.steps(frame_view), ("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
@@ -81,7 +69,8 @@ class FaceMeshEffect(Effect):
             render_pass.set_pipeline(self.roi_pipeline)
             render_pass.set_bind_group(0, self.roi_group)
             render_pass.draw(24)
+        gpu = self.solution.gpu
         render_pass.set_pipeline(self.points_pipeline)
         render_pass.set_bind_group(0, self.points_group)
-        render_pass.set_vertex_buffer(0, self.projector.points, 0, self.projector.num_points * 16)
-        render_pass.draw_indirect(self.projector.args, 0)
+        render_pass.set_vertex_buffer(0, gpu.points, 0, gpu.num_points * 16)
+        render_pass.draw_indirect(self.args, 0)

@@ -7,8 +7,8 @@
   the composite samples it; the "postprocess" stage, run only in that style
 - usage: `SegmentationEffect(ctx, [spec], (640, 480), "bgra8unorm")`
 
-Steps per frame: pre-process (stretch the frame to the input, [0, 1]) -> inference. No
-post-process pass: the fragment shader binds the engine's output buffer (PHWC4, one slice,
+Steps per frame: engine.vision.SelfieSegmenter's (pre-process: the frame stretched onto the
+input, [0, 1] -> inference). No post-process pass: the fragment shader binds the engine's output buffer (PHWC4, one slice,
 vec4 index y * W + x, lane 0) as read-only storage, resamples the mask bilinearly at the
 fragment's position (stretch: frame uv = mask uv) and smooths the edge with a smoothstep.
 """
@@ -20,7 +20,7 @@ import numpy as np
 from app.effects import EFFECTS
 from app.effects.base import Effect, buffer_entry, render_pipeline
 from engine.gpu.codegen import render
-from engine.vision.preprocess import Preprocessor
+from engine.vision import SelfieSegmenter
 
 BLUR_DOWNSCALE = 4  # the blurred background is a quarter of the frame's size
 BLUR_RADIUS_PX = 16.0  # disc radius in frame pixels (then the linear upsampling smooths it)
@@ -33,14 +33,9 @@ class SegmentationEffect(Effect):
     def build(self) -> None:
         import wgpu
 
-        spec = self.specs[0]
-        engine = self.engines["segmentation"]
-        self.pre = Preprocessor(engine, spec.input_name, value_range=spec.value_range)
-        fw, fh = self.frame_size
-        # stretch: the whole frame onto the input (normalised tensor coords -> frame pixels)
-        self.pre.set_roi(np.array([[fw, 0, 0], [0, fh, 0]], np.float64))
-        (out_name,) = spec.outputs
-        self.mask = engine.tensor_layout(out_name)
+        self.solution = SelfieSegmenter(self.spec("segmentation").graph,
+                                        **self.solution_options())  # fmt: skip
+        self.mask = self.solution.gpu  # the model-resolution mask (TensorLayout)
         self.params = self.device.create_buffer(
             size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
         )
@@ -91,10 +86,7 @@ class SegmentationEffect(Effect):
         return self._pipelines[self.style]
 
     def steps(self, frame_view):
-        steps = [
-            ("preprocess", lambda enc: self.pre.encode(enc, frame_view)),
-            ("inference", self.engines["segmentation"].encode),
-        ]
+        steps = self.solution.steps(frame_view)
         if self.style_name == "blur":
             steps.append(("postprocess", lambda enc: self._blur(enc, frame_view)))
         return steps

@@ -11,7 +11,8 @@ Each stage is a pure function on arrays so the GPU post-processing shaders can b
 against it stage by stage. Facts from docs/models.md and MediaPipe's SsdAnchorsCalculator,
 TensorsToDetectionsCalculator and NonMaxSuppressionCalculator (checked against the model):
 1. letterbox: scale the frame by min(128 / W, 128 / H), centre it, black border (pixel 0,
-   so -1.0 in the tensor), RGB mapped to [-1, 1];
+   so -1.0 in the tensor), RGB mapped to [-1, 1]; MediaPipe's sampling convention
+   (engine/vision/image_to_tensor.py: the ROI's corners are the tensor's corners);
 2. anchors: 896 centres (fixed size 1x1), rows outer, columns inner, anchors innermost;
 3. decode: cx = raw_x / 128 * anchor_w + anchor_cx, w = raw_w / 128 * anchor_w, likewise
    for y, h and the keypoints;
@@ -25,8 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
+
+from engine.vision import image_to_tensor
 
 # The detector's options and anchors (stage 2) live in the engine, whose GPU decoder
 # uses them too; re-exported here with the other stages.
@@ -58,19 +60,9 @@ class Detections:
 
 
 def letterbox_matrix(frame_size: tuple[int, int], size: tuple[int, int] = (128, 128)) -> np.ndarray:
-    """2x3 affine taking normalised tensor coords ([0, 1] over the tensor) to frame pixels.
-
-    Frame pixels are continuous coordinates: pixel (i, j) covers [j, j+1) x [i, i+1).
-    """
-    fw, fh = frame_size
-    tw, th = size
-    scale = min(tw / fw, th / fh)  # tensor pixels per frame pixel
-    # tensor pixel u (0..tw) -> frame x = (u - (tw - fw*scale)/2) / scale
-    pad_x = (tw - fw * scale) / 2.0
-    pad_y = (th - fh * scale) / 2.0
-    return np.array(
-        [[tw / scale, 0.0, -pad_x / scale], [0.0, th / scale, -pad_y / scale]], dtype=np.float64
-    )
+    """2x3 affine taking normalised tensor coords ([0, 1] over the tensor) to frame pixels:
+    the whole frame, aspect kept, centred (engine/vision/image_to_tensor.py's PadRoi)."""
+    return image_to_tensor.letterbox_matrix(frame_size, size)
 
 
 def letterbox(
@@ -79,29 +71,14 @@ def letterbox(
     """Letterbox an RGB uint8 frame into a [1, h, w, 3] float32 tensor in `value_range`.
 
     Returns (tensor, frame_from_tensor) where frame_from_tensor is `letterbox_matrix`.
-    Bilinear resampling; the border is black (pixel 0, i.e. value_range[0]).
+    MediaPipe's sampling (image_to_tensor.py); the border is black (pixel 0, i.e.
+    value_range[0]), as the face detection graph's BORDER_ZERO.
     """
     if frame_rgb.ndim != 3 or frame_rgb.shape[2] != 3:
         raise ValueError(f"expected an RGB frame (H, W, 3), got shape {frame_rgb.shape}")
     fh, fw = frame_rgb.shape[:2]
-    tw, th = size
     m = letterbox_matrix((fw, fh), size)
-    # warpAffine with WARP_INVERSE_MAP wants dst pixel index -> src pixel index, where an
-    # index k is the continuous coordinate k + 0.5.
-    a = np.array([[m[0, 0] / tw, 0.0], [0.0, m[1, 1] / th]])
-    b = m[:, 2] + a @ np.array([0.5, 0.5]) - 0.5
-    inv = np.hstack([a, b[:, None]])
-    img = cv2.warpAffine(
-        frame_rgb,
-        inv,
-        (tw, th),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=(0, 0, 0),
-    )
-    lo, hi = value_range
-    tensor = img.astype(np.float32) * np.float32((hi - lo) / 255.0) + np.float32(lo)
-    return tensor[None], m
+    return image_to_tensor.image_to_tensor(frame_rgb, m, size, value_range, "zero"), m
 
 
 def to_frame(points: np.ndarray, frame_from_tensor: np.ndarray) -> np.ndarray:

@@ -72,7 +72,7 @@ class LandmarkProjector:
     """Landmark tensor + presence flag -> frame-space point vertex buffer + draw args.
 
     `roi`: a DetectionRoi (or anything with a `buffer` in its 96-byte layout, see
-    shaders/engine/postprocess_roi.wgsl). `names`: (landmarks, flag) outputs of `engine`, default
+    shaders/engine/roi_rect.wgsl). `names`: (landmarks, flag) outputs of `engine`, default
     the largest output and the 1-element one. `vertex_count`: vertices per point instance
     (6: a quad; 1: a point-list primitive).
     """

@@ -1,13 +1,16 @@
 """Pre-process on the GPU: RGBA frame texture -> a model's PHWC4 input buffer.
 
-Inputs: an RGBA texture view (e.g. rgba8unorm, one write_texture per frame), a
-2x3 affine `frame_from_tensor` (normalised tensor coords -> frame pixels: crop,
-letterbox, rotation; see app/face_detection.letterbox_matrix) and the model's
-value range. Output: the engine's input buffer, written in place; nothing is
-read back. The ROI is a 32-byte uniform update per frame.
+- input: an RGBA texture view (e.g. rgba8unorm or bgra8unorm, one write_texture per
+  frame), a 2x3 affine `frame_from_tensor` (normalised tensor coords -> frame pixels:
+  crop, letterbox, rotation; engine/vision/image_to_tensor.py) and the model's value range
+- output: the engine's input buffer, written in place; nothing is read back. The ROI is
+  a 32-byte uniform update per frame (or a GPU copy from a post-process stage).
+- options: `border` "zero" | "replicate", `quantize` (8-bit rounding as OpenCV's warp)
+- semantics: exactly engine.vision.image_to_tensor.image_to_tensor, MediaPipe's convention
+  (the ROI's corners are the tensor's corners, pixel k's centre is the coordinate k)
 
 Usage:
-    pre = Preprocessor(engine, "input", value_range=(-1.0, 1.0))
+    pre = Preprocessor(engine, "input", value_range=(-1.0, 1.0), border="zero")
     pre.set_roi(letterbox_matrix((640, 480), (128, 128)))
     pre.encode(encoder, frame_view); engine.encode(encoder)
 """
@@ -18,32 +21,37 @@ import numpy as np
 
 from engine.gpu.codegen import render
 from engine.gpu.device import compute_pipeline
+from engine.vision.image_to_tensor import BORDERS
 
 
 class Preprocessor:
     """One model input fed from frame textures."""
 
-    def __init__(self, engine, input_name: str, value_range: tuple[float, float] = (0.0, 1.0)):
+    def __init__(self, engine, input_name: str, value_range: tuple[float, float] = (0.0, 1.0),
+                 border: str = "replicate", quantize: bool = True):  # fmt: skip
         import wgpu
 
+        if border not in BORDERS:
+            raise ValueError(f"border must be one of {BORDERS}, not {border!r}")
         self.engine, self.layout = engine, engine.tensor_layout(input_name)
         b, h, w, c = self.layout.phwc4
         if (b, c) != (1, 3):
             raise ValueError(
                 f"input '{input_name}' is {self.layout.shape}, not an RGB image [1,H,W,3]"
             )
+        self.size = (w, h)
         lo, hi = value_range
         source = render("preprocess.wgsl", precision=engine.precision, w=w, h=h,
-                        scale=f"{float(hi - lo)!r}", offset=f"{float(lo)!r}")  # fmt: skip
+                        scale=f"{float(hi - lo)!r}", offset=f"{float(lo)!r}",
+                        zero_border="true" if border == "zero" else "false",
+                        quantize="true" if quantize else "false")  # fmt: skip
         self.pipeline = compute_pipeline(engine.ctx, source, "preprocess")
-        dev = engine.ctx.device
-        self.sampler = dev.create_sampler(mag_filter="linear", min_filter="linear")
-        self.roi = dev.create_buffer(
+        self.roi = engine.ctx.device.create_buffer(
             size=32, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
         )
         self.grid = (-(-w // 8), -(-h // 8), 1)
-        self._groups: dict[int, object] = {}
-        self.set_roi(np.array([[w, 0, 0], [0, h, 0]], np.float64))  # identity-ish until set
+        self._groups: dict[int, tuple] = {}
+        self.set_roi(np.array([[w, 0, 0], [0, h, 0]], np.float64))  # identity until set
 
     def set_roi(self, frame_from_tensor: np.ndarray) -> None:
         """Set the 2x3 affine: normalised tensor coords -> frame pixels."""
@@ -57,16 +65,15 @@ class Preprocessor:
             lay = self.layout
             entries = [
                 {"binding": 0, "resource": view},
-                {"binding": 1, "resource": self.sampler},
-                {"binding": 2, "resource": {"buffer": self.roi, "offset": 0, "size": 32}},
+                {"binding": 1, "resource": {"buffer": self.roi, "offset": 0, "size": 32}},
                 {
-                    "binding": 3,
+                    "binding": 2,
                     "resource": {"buffer": lay.buffer, "offset": lay.offset, "size": lay.size},
                 },
             ]
             layout = self.pipeline.get_bind_group_layout(0)
             self._groups[key] = (
-                view,
+                view,  # kept alive: its id stays unique while cached
                 self.engine.ctx.device.create_bind_group(layout=layout, entries=entries),
             )
         return self._groups[key][1]

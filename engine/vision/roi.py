@@ -9,12 +9,13 @@ MediaPipe's face_detection_front_detection_to_roi.pbtxt, written from its defini
    sides = the longer one in pixels), scale 1.5 x 1.5;
 3. ImageToTensorCalculator crops that rotated rect: a normalised crop coordinate (u, v) is
    the frame pixel centre + R(rotation) ((u - 0.5) width_px, (v - 0.5) height_px),
-   R = [[cos, -sin], [sin, cos]] (y down: a positive rotation turns clockwise on screen).
+   R = [[cos, -sin], [sin, cos]] (y down: a positive rotation turns clockwise on screen);
+   sampled as engine/vision/image_to_tensor.py says.
 
 - numpy oracle: `roi_from_detection(box, keypoints, frame_size) -> Rect` (normalised, as
   MediaPipe), `rect_matrix(rect, frame_size)` -> 2x3 frame_from_tensor (frame pixels)
 - GPU: `DetectionRoi(decoder, preprocessor=None)`: reads the SsdDecoder's best detection,
-  writes `buffer` (96 bytes, layout in shaders/engine/postprocess_roi.wgsl: frame_from_tensor rows,
+  writes `buffer` (96 bytes, layout in shaders/engine/roi_rect.wgsl: frame_from_tensor rows,
   their inverse, rect, (rotation, valid, frame w, h)) and, when given a Preprocessor,
   copies the first 32 bytes (frame_from_tensor) into its `roi` uniform: the crop of the next
   model follows the detection without leaving the GPU.
@@ -30,6 +31,7 @@ import numpy as np
 from engine.gpu.codegen import render
 from engine.gpu.device import compute_pipeline
 from engine.vision._gpu import bind_group, dispatch, wgsl_float
+from engine.vision.image_to_tensor import subrect_matrix
 
 ROI_BYTES = 96
 
@@ -105,22 +107,33 @@ def rect_matrix(rect: Rect, frame_size) -> np.ndarray:
     """2x3 frame_from_tensor of the crop of `rect`: normalised crop (u, v) -> frame pixels
     (ImageToTensorCalculator's GetRotatedSubRectToRectTransformMatrix, in pixels)."""
     fw, fh = (float(v) for v in frame_size)
-    w, h = rect.width * fw, rect.height * fh
-    cx, cy = rect.x_center * fw, rect.y_center * fh
-    c, s = math.cos(rect.rotation), math.sin(rect.rotation)
-    return np.array(
-        [
-            [w * c, -h * s, cx - 0.5 * w * c + 0.5 * h * s],
-            [w * s, h * c, cy - 0.5 * w * s - 0.5 * h * c],
-        ],
-        np.float64,
-    )
+    return subrect_matrix(rect.x_center * fw, rect.y_center * fh, rect.width * fw,
+                          rect.height * fh, rect.rotation)  # fmt: skip
 
 
 def invert_affine(m: np.ndarray) -> np.ndarray:
     """Inverse of a 2x3 affine."""
     a = np.linalg.inv(np.asarray(m, np.float64)[:, :2])
     return np.hstack([a, -(a @ np.asarray(m, np.float64)[:, 2])[:, None]])
+
+
+def rect_params(options: RoiOptions) -> dict:
+    """roi_rect.wgsl's template variables for `options`."""
+    if options.square_long and options.square_short:
+        raise ValueError("square_long and square_short are exclusive")
+    target = math.radians(options.target_angle_degrees)
+    return {
+        "target": wgsl_float(target),
+        "cos_t": wgsl_float(math.cos(target)),
+        "sin_t": wgsl_float(math.sin(target)),
+        "scale_x": wgsl_float(options.scale_x),
+        "scale_y": wgsl_float(options.scale_y),
+        "shift_x": wgsl_float(options.shift_x),
+        "shift_y": wgsl_float(options.shift_y),
+        "square": 1 if options.square_long else 2 if options.square_short else 0,
+        "start": options.start_keypoint,
+        "end": options.end_keypoint,
+    }
 
 
 @dataclass(frozen=True)
@@ -150,25 +163,10 @@ class DetectionRoi:
         k = decoder.record.num_keypoints
         if not (0 <= options.start_keypoint < k and 0 <= options.end_keypoint < k):
             raise ValueError(f"rotation keypoints out of range for {k} keypoints")
-        if options.square_long and options.square_short:
-            raise ValueError("square_long and square_short are exclusive")
         self.ctx, self.decoder = decoder.ctx, decoder
         self.preprocessor = preprocessor
-        target = math.radians(options.target_angle_degrees)
-        source = render(
-            "postprocess_roi.wgsl",
-            frame_px=decoder.record.frame_px,
-            start=options.start_keypoint,
-            end=options.end_keypoint,
-            target=wgsl_float(target),
-            cos_t=wgsl_float(math.cos(target)),
-            sin_t=wgsl_float(math.sin(target)),
-            scale_x=wgsl_float(options.scale_x),
-            scale_y=wgsl_float(options.scale_y),
-            shift_x=wgsl_float(options.shift_x),
-            shift_y=wgsl_float(options.shift_y),
-            square=1 if options.square_long else 2 if options.square_short else 0,
-        )
+        source = render("postprocess_roi.wgsl", frame_px=decoder.record.frame_px,
+                        **rect_params(options))  # fmt: skip
         dev = self.ctx.device
         self.pipeline = compute_pipeline(self.ctx, source, "postprocess_roi")
         usage = wgpu.BufferUsage

@@ -31,13 +31,16 @@ def read_video(path, limit: int | None = None) -> list[np.ndarray]:
 
 
 def reference_mask(graph, bgr: np.ndarray) -> np.ndarray:
-    """Selfie segmentation on the reference interpreter: CPU stretch to the input, [0, 1]."""
+    """Selfie segmentation on the reference interpreter: the numpy stretch to the input
+    (MediaPipe's image-to-tensor, BORDER_ZERO), [0, 1]."""
     from engine.reference import Interpreter
+    from engine.vision.image_to_tensor import image_to_tensor, stretch_matrix
 
     t = graph.tensors[graph.inputs[0]]
     _, h, w, _ = t.shape
-    rgb = cv2.resize(bgr[:, :, ::-1], (w, h), interpolation=cv2.INTER_LINEAR)
-    x = (rgb.astype(np.float32) / 255.0)[None]
+    rgb = np.ascontiguousarray(bgr[:, :, ::-1])
+    m = stretch_matrix((rgb.shape[1], rgb.shape[0]))
+    x = image_to_tensor(rgb, m, (w, h), (0.0, 1.0), "zero")
     (out,) = Interpreter(graph).run({t.name: x}).values()
     return out.reshape(h, w)
 

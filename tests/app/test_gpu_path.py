@@ -68,50 +68,39 @@ def test_face_detection_box_iou():
     p, source, view = _pipeline(["face_detection_short_range"], "face-detection")
     for frame in _frames(source, (0, 100, 200, 299)):
         p.process(frame, view)
-        got = p.effect.decoder.read("frame_px")
+        got = p.effect.solution.gpu.read("frame_px")
         want = reference_faces(p.effect.specs[0].graph, frame.bgr)
         assert len(got) == len(want) == 1, (frame.index, len(got), len(want))
-        assert iou(want.boxes[0], got.boxes)[0] >= 0.9
+        assert iou(want.boxes[0], got.boxes)[0] >= 0.99
+        assert list(_u32(p.effect.args)) == [6 * (4 + 6), 1, 0, 0]  # the effect's draw args
 
 
-def _crop(rgb: np.ndarray, m: np.ndarray, size: int) -> np.ndarray:
-    """Bilinear crop through frame_from_tensor `m` (as the pre-process shader: texel centres,
-    black outside the frame), RGB in [0, 1]."""
-    h, w, _ = rgb.shape
-    u = (np.arange(size) + 0.5) / size
-    uu, vv = np.meshgrid(u, u)
-    px = m[0, 0] * uu + m[0, 1] * vv + m[0, 2]
-    py = m[1, 0] * uu + m[1, 1] * vv + m[1, 2]
-    inside = (px >= 0) & (py >= 0) & (px < w) & (py < h)
-    x, y = np.clip(px - 0.5, 0, w - 1), np.clip(py - 0.5, 0, h - 1)
-    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
-    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-    fx, fy = (x - x0)[..., None], (y - y0)[..., None]
-    img = rgb.astype(np.float64) / 255.0
-    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
-    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
-    out = top * (1 - fy) + bottom * fy
-    return (out * inside[..., None]).astype(np.float32)
+def _u32(buffer) -> np.ndarray:
+    return np.frombuffer(CTX.device.queue.read_buffer(buffer), np.uint32)
 
 
 def test_face_mesh_landmarks_match_reference_on_the_same_roi():
+    """The landmarks the effect's solution reports, against the reference interpreter on
+    the numpy crop of the same ROI (first frame: the detection's; then tracked ones)."""
     from engine.reference import Interpreter
+    from engine.vision import project_landmarks, rect_matrix
+    from engine.vision.image_to_tensor import image_to_tensor
 
     p, source, view = _pipeline(["face_detection_short_range", "face_landmark"], "face-mesh")
-    eff = p.effect
-    spec = eff.specs[1]
+    spec = p.effect.specs[1]
     interp = Interpreter(spec.graph)
     lm_name = max(spec.outputs, key=lambda n: math.prod(spec.outputs[n]))
-    for frame in _frames(source, (0, 150)):
+    for frame in _frames(source, range(3)):
         p.process(frame, view)
-        roi = eff.roi.read()
-        assert roi.valid
-        crop = _crop(frame.bgr[:, :, ::-1], roi.frame_from_tensor, 192)
-        want = interp.run({spec.input_name: crop[None]})[lm_name].reshape(468, 3)
-        got = _read(eff.engines["landmarks"].tensor_layout(lm_name)).reshape(468, 3)
-        err = np.abs(got[:, :2] - want[:, :2]).max()
-        assert err < 2.0, (frame.index, err)  # pixels of the 192x192 ROI
-        assert eff.projector.read().present
+        (face,) = p.effect.read_results().faces
+        assert face.tracked == (frame.index > 0)
+        m = rect_matrix(face.roi, (640, 480))
+        crop = image_to_tensor(frame.bgr[:, :, ::-1].copy(), m, (192, 192), (0.0, 1.0))
+        raw = interp.run({spec.input_name: crop})[lm_name]
+        want = project_landmarks(raw, face.roi, (640, 480), (192, 192))
+        err = np.abs(face.landmarks_px[:, :2] - want[:, :2]).max()
+        assert err < 0.05, (frame.index, err)  # frame pixels
+        assert list(_u32(p.effect.args)) == [6, 468, 0, 0]
 
 
 @pytest.mark.parametrize(
@@ -186,7 +175,7 @@ def test_live_planner_switch_and_sync_toggle(models, effect):
         want = reference_mask(p.effect.specs[0].graph, frame.bgr) > 0.5
         assert (got & want).sum() / (got | want).sum() >= 0.98
     else:
-        assert p.effect.projector.read().present
+        assert len(p.effect.read_results().faces) == 1
     p.set_planner(None)
     p.effect.cycle_style()
     p.process(next(frames), view)
@@ -218,8 +207,9 @@ def test_face_mesh_hides_without_a_face():
 
     p, source, view = _pipeline(["face_detection_short_range", "face_landmark"], "face-mesh")
     p.process(source.read(), view)
-    assert p.effect.projector.read().present
+    assert p.effect.solution.projector.read().present
     blank = np.full((480, 640, 3), 90, np.uint8)
     p.process(Frame(1, blank, time.perf_counter()), view)
-    lm = p.effect.projector.read()
+    lm = p.effect.solution.projector.read()
     assert not lm.present and lm.args[1] == 0
+    assert list(_u32(p.effect.args)) == [6, 0, 0, 0]

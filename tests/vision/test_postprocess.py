@@ -31,6 +31,7 @@ from engine.vision.blazeface import (
     letterbox_matrix,
     ssd_anchors,
 )
+from engine.vision.image_to_tensor import image_to_tensor
 from engine.vision.preprocess import Preprocessor
 from tests.conftest import model_file
 
@@ -399,7 +400,7 @@ def chain(astronaut_rgb):
     size = (frame.shape[1], frame.shape[0])
     fd = Engine.from_tflite(model_file("face_detection_short_range"))
     lm = Engine.from_tflite(model_file("face_landmark"))
-    pre_fd = Preprocessor(fd, "input", value_range=(-1.0, 1.0))
+    pre_fd = Preprocessor(fd, "input", value_range=(-1.0, 1.0), border="zero")
     letterbox = letterbox_matrix(size, (128, 128))
     pre_fd.set_roi(letterbox)
     dec = SsdDecoder(fd)
@@ -447,12 +448,10 @@ def test_chain_roi_matches_oracle(chain):
     np.testing.assert_allclose(got.tensor_from_frame, invert_affine(want), atol=1e-6)
     assert got.rotation == pytest.approx(rect.rotation, abs=1e-5)
     np.testing.assert_allclose(got.size, (rect.width * size[0], rect.height * size[1]), rtol=1e-5)
-    assert 0.1 < rect.rotation < 0.25  # the astronaut's head is tilted ~10 degrees
+    assert 0.05 < rect.rotation < 0.25  # the astronaut's head is tilted ~5-10 degrees
 
 
 def test_chain_landmarks_match_numpy_and_a_cpu_crop(chain):
-    import cv2
-
     lm, proj, size = chain["lm"], chain["proj"], chain["size"]
     raw = _read_phwc4(lm.tensor_layout("conv2d_21")).reshape(-1)
     flag = float(_read_phwc4(lm.tensor_layout("conv2d_31")).reshape(-1)[0])
@@ -466,15 +465,10 @@ def test_chain_landmarks_match_numpy_and_a_cpu_crop(chain):
     np.testing.assert_allclose(got.points[:, :3], want, atol=1e-5 * np.abs(want).max())
     np.testing.assert_allclose(got.normalised[:, :2], want[:, :2] / size, atol=1e-6)
     assert (got.points[:, 3] == 1).all()
-    # The same crop on the CPU (cv2, the oracle's matrix) through the same engine: the GPU
-    # ROI copy into the preprocessor really set the crop.
-    m = rect_matrix(rect, size)
-    a = m[:, :2] / 192.0
-    inv_map = np.hstack([a, (m[:, 2] + a @ (0.5, 0.5) - 0.5)[:, None]])
-    crop = cv2.warpAffine(chain["frame"], inv_map, (192, 192),
-                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_CONSTANT)  # fmt: skip
-    cpu = lm.run({"input_1": (crop.astype(np.float32) / 255.0)[None]})
+    # The same crop on the CPU (the numpy image_to_tensor, the oracle's matrix) through the
+    # same engine: the GPU ROI copy into the preprocessor really set the crop.
+    crop = image_to_tensor(chain["frame"], rect_matrix(rect, size), (192, 192), (0.0, 1.0))
+    cpu = lm.run({"input_1": crop})
     cpu_pts = project_landmarks(cpu["conv2d_21"], rect, size, (192, 192))
     err = np.linalg.norm(got.points[:, :2] - cpu_pts[:, :2], axis=1)
     assert err.max() < 1.5, err.max()  # pixels, bilinear sampling differences only

@@ -1,0 +1,35 @@
+"""Solutions in the shape MediaPipe users know: `process(frame)` -> typed results.
+
+    from engine.vision import FaceMesh
+    with FaceMesh() as fm:
+        res = fm.process(rgb)            # numpy RGB uint8 (H, W, 3), or a GPU texture
+        res.faces[0].landmarks_px        # (468, 3) pixels; .landmarks normalised
+
+- FaceDetector (face_detector.py), FaceMesh (face_mesh.py, tracking), SelfieSegmenter
+  (selfie_segmenter.py); shared behaviour in base.py; results in results.py
+- drawing is not here (the app draws): results are numbers, or GPU buffers with
+  output="gpu"
+"""
+
+from engine.vision.solutions.face_detector import FaceDetector
+from engine.vision.solutions.face_mesh import FaceMesh, FaceMeshGpu
+from engine.vision.solutions.results import (
+    Detection,
+    FaceDetectorResult,
+    FaceLandmarks,
+    FaceMeshResult,
+    SegmentationResult,
+)
+from engine.vision.solutions.selfie_segmenter import SelfieSegmenter
+
+__all__ = [
+    "Detection",
+    "FaceDetector",
+    "FaceDetectorResult",
+    "FaceLandmarks",
+    "FaceMesh",
+    "FaceMeshGpu",
+    "FaceMeshResult",
+    "SegmentationResult",
+    "SelfieSegmenter",
+]

@@ -1,0 +1,180 @@
+"""FaceMesh: MediaPipe's face mesh solution on the engine (468 landmarks, with tracking).
+
+- input: frames (see base.py); face_detection_short_range + face_landmark by default
+- output: `FaceMeshResult`: the face's 468 landmarks (pixels and normalised, z), its
+  presence score and ROI, and the detections when the detector ran
+- options: static_image_mode / running_mode ("image": detect on every frame), max_num_faces
+  (1), refine_landmarks (False: the attention model is not supported),
+  min_detection_confidence (0.5), min_tracking_confidence (0.5: the face flag's
+  threshold), and base.py's
+- semantics: MediaPipe's face_landmark_front_cpu graph, one face: the ROI is the previous
+  frame's landmarks' (engine/vision/tracking.py) while the face flag holds, else the
+  detector's best detection's (engine/vision/roi.py); the crop (BORDER_REPLICATE, [0, 1])
+  -> face_landmark -> landmarks projected back (engine/vision/landmarks.py)
+- GPU: `process()` reads the face flag back each frame and skips the detector while
+  tracking, as MediaPipe; `steps()` (GPU-resident, nothing read back) records the detector
+  every frame and lets the GPU choose the ROI (the same results, the detector's cost kept)
+- usage:
+    with FaceMesh() as fm:
+        for i, rgb in enumerate(frames):
+            res = fm.process(rgb, timestamp_ms=33 * i)
+            if res.faces: print(res.faces[0].landmarks_px[1])   # the nose tip
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.vision.landmarks import LandmarkProjector
+from engine.vision.preprocess import Preprocessor
+from engine.vision.roi import DetectionRoi, Rect
+from engine.vision.solutions.base import Solution, Step
+from engine.vision.solutions.face_detector import (
+    DETECTOR_MODEL,
+    DetectorStages,
+    detector_spec,
+    input_name,
+)
+from engine.vision.solutions.results import FaceLandmarks, FaceMeshResult
+from engine.vision.tracking import RoiTracker
+
+LANDMARK_MODEL = "face_landmark"
+VALUE_RANGE = (0.0, 1.0)  # face_landmark_cpu.pbtxt: output_tensor_float_range
+BORDER = "replicate"  # face_landmark_cpu.pbtxt sets none: BORDER_UNSPECIFIED = replicate
+
+
+@dataclass(frozen=True)
+class FaceMeshGpu:
+    """Where a frame's face mesh lives on the GPU (valid until the next frame is submitted).
+
+    points: LandmarkProjector.points, vec4 (x, y, z, 1) per landmark in frame pixels, then
+    at byte `norm_offset` the same normalised; status: f32 (presence, present, ROI valid, 0);
+    args: DrawIndirect (6, 468 or 0, 0, 0); roi: the chosen ROI's 96-byte record
+    (shaders/engine/roi_rect.wgsl); detections: the SsdDecoder of the detector."""
+
+    points: object
+    num_points: int
+    norm_offset: int
+    status: object
+    args: object
+    roi: object
+    detections: object
+
+
+class FaceMesh(Solution):
+    """MediaPipe's FaceMesh on the engine; see the module docstring."""
+
+    def __init__(self, detector_model=None, landmark_model=None, *,
+                 static_image_mode: bool | None = None, running_mode: str = "video",
+                 max_num_faces: int = 1, refine_landmarks: bool = False,
+                 min_detection_confidence: float = 0.5, min_tracking_confidence: float = 0.5,
+                 max_detections: int = 16, **options):  # fmt: skip
+        if max_num_faces != 1:
+            raise ValueError("max_num_faces: only 1 face is tracked")
+        if refine_landmarks:
+            raise ValueError("refine_landmarks: the attention model is not supported")
+        if static_image_mode is not None:
+            running_mode = "image" if static_image_mode else "video"
+        super().__init__(running_mode=running_mode, **options)
+        det_engine = self._engine("detection", detector_model, DETECTOR_MODEL)
+        spec = detector_spec(detector_model or DETECTOR_MODEL + ".tflite", det_engine,
+                             min_detection_confidence)  # fmt: skip
+        self.detector = DetectorStages(det_engine, spec, max_detections)
+        lm = self.lm_engine = self._engine("landmarks", landmark_model, LANDMARK_MODEL)
+        self.lm_pre = Preprocessor(lm, input_name(lm), VALUE_RANGE, border=BORDER)
+        self.detection_roi = DetectionRoi(self.detector.decoder)
+        self.tracker = RoiTracker(self.detection_roi, self.lm_pre)
+        self.projector = LandmarkProjector(lm, self.tracker, threshold=min_tracking_confidence,
+                                           input_name=input_name(lm))  # fmt: skip
+        self.tracker.attach(self.projector)
+        self.tracking = self.running_mode == "video"
+        self._present = False  # the last frame read back had a face: skip the detector
+        self._ran_detector = True
+        p = self.projector
+        self.readback.add("status", p.status, 0, 16)
+        self.readback.add("points", p.points)
+        self.readback.add("roi", self.tracker.buffer)
+        self.detector.add_readback(self.readback)
+
+    @property
+    def gpu(self) -> FaceMeshGpu:
+        p = self.projector
+        return FaceMeshGpu(p.points, p.num_points, p.norm_offset, p.status, p.args,
+                           self.tracker.buffer, self.detector.decoder)  # fmt: skip
+
+    def reset(self) -> None:
+        """Forget the tracked face and the last timestamp (a new video): the next frame
+        runs the detector."""
+        self._forget()
+        self._last_ts = None
+
+    def _forget(self) -> None:
+        self.tracker.reset()
+        self._present = False
+
+    def _configure(self, frame_size) -> None:
+        self.detector.configure(frame_size)
+        self._forget()  # another frame size: the tracked ROI means nothing
+
+    def steps(self, frame_view) -> list[Step]:
+        return self.detector.steps(frame_view) + self._landmark_steps(frame_view)
+
+    def _frame_steps(self, view) -> list[Step]:
+        self._ran_detector = not (self.tracking and self._present and self.output == "numpy")
+        if not self._ran_detector:
+            return self._landmark_steps(view)
+        return self.steps(view)
+
+    def _landmark_steps(self, view) -> list[Step]:
+        def project(enc) -> None:
+            self.projector.encode(enc)
+            if self.tracking:
+                self.tracker.encode_update(enc)
+
+        def detection_roi(enc) -> None:
+            self.detection_roi.encode(enc)
+            self.tracker.encode_select(enc)
+
+        return [
+            ("postprocess", detection_roi),
+            ("preprocess", lambda enc: self.lm_pre.encode(enc, view)),
+            ("inference", self.lm_engine.encode),
+            ("postprocess", project),
+        ]
+
+    def _encode_readback(self, encoder) -> None:
+        names = None if self._ran_detector else ("status", "points", "roi")
+        self.readback.encode(encoder, names)
+
+    def _result(self, data, timestamp_ms) -> FaceMeshResult:
+        status = np.frombuffer(data["status"], np.float32)
+        present = bool(status[1] > 0.5)
+        if self.tracking and self.output == "numpy":
+            self._present = present
+        faces = ()
+        if present:
+            faces = (self._face(data, float(status[0])),)
+        detections = self.detector.parse(data) if self._ran_detector else None
+        return FaceMeshResult(faces, detections, self.frame_size, timestamp_ms)
+
+    def _face(self, data, presence: float) -> FaceLandmarks:
+        n, off = self.projector.num_points, self.projector.norm_offset // 16
+        pts = np.frombuffer(data["points"], np.float32).reshape(-1, 4).astype(np.float64)
+        roi = np.frombuffer(data["roi"], np.float32).reshape(6, 4).astype(np.float64)
+        fw, fh = self.frame_size
+        (cx, cy, w, h), rotation = roi[4], roi[5, 0]
+        rect = Rect(cx / fw, cy / fh, w / fw, h / fh, float(rotation))
+        return FaceLandmarks(
+            landmarks=pts[off : off + n, :3].copy(), landmarks_px=pts[:n, :3].copy(),
+            presence=presence, roi=rect, tracked=bool(roi[0, 3] > 0.5),
+        )  # fmt: skip
+
+    def _gpu_result(self, timestamp_ms) -> FaceMeshResult:
+        return FaceMeshResult(None, None, self.frame_size, timestamp_ms, gpu=self.gpu)
+
+    def _owned_buffers(self) -> list:
+        p, t = self.projector, self.tracker
+        return [*self.detector.owned_buffers(), self.lm_pre.roi, self.detection_roi.buffer,
+                t.buffer, t.track, p.points, p.args, p.status]  # fmt: skip

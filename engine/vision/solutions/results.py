@@ -1,0 +1,81 @@
+"""What the solutions return: frozen dataclasses of numpy arrays, plus GPU handles.
+
+Coordinates come twice: in frame pixels (`*_px`) and normalised by the frame size
+(x / width, y / height; MediaPipe's convention, z / width for landmarks). Boxes are
+(xmin, ymin, xmax, ymax). With `output="gpu"` the numpy fields are None and `gpu` holds the
+buffers the results live in (valid until the next `process()` is submitted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.vision.roi import Rect
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One face: score, box and keypoints (right eye, left eye, nose tip, mouth centre,
+    right ear tragion, left ear tragion: the subject's right and left)."""
+
+    score: float
+    box: np.ndarray  # (4,) normalised xmin, ymin, xmax, ymax
+    box_px: np.ndarray  # (4,) pixels
+    keypoints: np.ndarray  # (K, 2) normalised
+    keypoints_px: np.ndarray  # (K, 2) pixels
+
+    @property
+    def width_px(self) -> float:
+        return float(self.box_px[2] - self.box_px[0])
+
+    @property
+    def height_px(self) -> float:
+        return float(self.box_px[3] - self.box_px[1])
+
+
+@dataclass(frozen=True)
+class FaceDetectorResult:
+    detections: tuple[Detection, ...] | None  # highest score first; None: output="gpu"
+    image_size: tuple[int, int]  # (width, height)
+    timestamp_ms: int | None = None
+    gpu: object = None  # FaceDetector.gpu: the records, count and draw args on the GPU
+
+
+@dataclass(frozen=True)
+class FaceLandmarks:
+    """468 landmarks of one face, in the order of MediaPipe's canonical face mesh."""
+
+    landmarks: np.ndarray  # (468, 3) normalised x / W, y / H, z / W (MediaPipe's)
+    landmarks_px: np.ndarray  # (468, 3) pixels; z on x's scale, smaller = nearer
+    presence: float  # the face flag (sigmoid), above min_tracking_confidence
+    roi: Rect  # the crop the model saw (normalised, rotation in radians)
+    tracked: bool  # True: the ROI came from the previous frame's landmarks
+
+
+@dataclass(frozen=True)
+class FaceMeshResult:
+    faces: tuple[FaceLandmarks, ...] | None  # empty: no face; None: output="gpu"
+    detections: tuple[Detection, ...] | None  # None: the detector did not run (tracking)
+    image_size: tuple[int, int]
+    timestamp_ms: int | None = None
+    gpu: object = None  # FaceMesh.gpu: points, status, ROI buffers
+
+    @property
+    def multi_face_landmarks(self) -> list[np.ndarray]:
+        """MediaPipe's name: the normalised (468, 3) landmarks of each face."""
+        return [f.landmarks for f in self.faces or ()]
+
+
+@dataclass(frozen=True)
+class SegmentationResult:
+    mask: np.ndarray | None  # (H, W) float32 person probability at the frame's size
+    image_size: tuple[int, int]
+    timestamp_ms: int | None = None
+    gpu: object = None  # SelfieSegmenter.gpu: the model-resolution mask on the GPU
+
+    @property
+    def segmentation_mask(self) -> np.ndarray | None:
+        """MediaPipe's name for `mask`."""
+        return self.mask

@@ -1,0 +1,95 @@
+"""Face-mesh tracking on the GPU: the next frame's ROI comes from this frame's landmarks.
+
+MediaPipe's face_landmark_front_cpu.pbtxt, written from its definition:
+1. while the previous frame's landmarks exist (the face flag passed min_tracking_confidence),
+   the face detector is skipped and the landmark ROI is FaceLandmarkLandmarksToRoi of those
+   landmarks (face_landmark_landmarks_to_roi.pbtxt): the box around all 468 landmarks,
+   rotation from landmark 33 to landmark 263 (the outer eye corners), square on the long
+   side, scaled 1.5;
+2. otherwise the detector runs and the ROI is FaceDetectionFrontDetectionToRoi of its best
+   detection (engine/vision/roi.py);
+3. a frame whose face flag fails yields no landmarks, and the next frame detects again.
+
+- numpy oracle: `roi_from_landmarks(points_px, frame_size) -> Rect`
+- GPU: `RoiTracker(detection_roi, preprocessor)`: `buffer` is the chosen ROI (96 bytes, the
+  layout of shaders/engine/roi_rect.wgsl; a LandmarkProjector reads it), `track` the ROI
+  from the last landmarks; `attach(projector)` after the projector exists, then per frame
+  `encode_select(enc)` before the landmark pre-process and `encode_update(enc)` after the
+  projection. Without `encode_update` (static images) the detection ROI is always chosen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.codegen import render
+from engine.gpu.device import compute_pipeline
+from engine.vision._gpu import bind_group, dispatch, zeros_buffer
+from engine.vision.roi import ROI_BYTES, Rect, RoiOptions, rect_params, roi_from_detection
+
+# face_landmark_landmarks_to_roi.pbtxt: left side of the left eye -> right side of the right
+LANDMARKS_ROI = RoiOptions(start_keypoint=33, end_keypoint=263)
+
+
+def roi_from_landmarks(points_px, frame_size, options: RoiOptions = LANDMARKS_ROI) -> Rect:
+    """The next frame's ROI from landmarks [N, >= 2] in frame pixels (float64)."""
+    fw, fh = (float(v) for v in frame_size)
+    norm = np.asarray(points_px, np.float64)[:, :2] / (fw, fh)
+    box = (*norm.min(axis=0), *norm.max(axis=0))
+    return roi_from_detection(box, norm, frame_size, options)
+
+
+class RoiTracker:
+    """Chooses each frame's landmark ROI on the GPU (see the module docstring)."""
+
+    def __init__(self, detection_roi, preprocessor, options: RoiOptions = LANDMARKS_ROI):
+        import wgpu
+
+        self.ctx, self.detection_roi, self.preprocessor = (
+            detection_roi.ctx,
+            detection_roi,
+            preprocessor,
+        )
+        self.options = options
+        usage = wgpu.BufferUsage
+        kind = usage.STORAGE | usage.UNIFORM | usage.COPY_SRC | usage.COPY_DST
+        dev = self.ctx.device
+        self.buffer = zeros_buffer(dev, ROI_BYTES, kind)
+        self.track = zeros_buffer(dev, ROI_BYTES, kind)
+        self.select_pipeline = compute_pipeline(
+            self.ctx, render("postprocess_roi_select.wgsl"), "postprocess_roi_select"
+        )
+        self.select_group = bind_group(
+            dev, self.select_pipeline, [detection_roi.buffer, self.track, self.buffer]
+        )
+        self.update_pipeline = self.update_group = None
+
+    def attach(self, projector) -> None:
+        """Bind the landmark projection whose points make the next frame's ROI."""
+        n = projector.num_points
+        opts = self.options
+        if not (0 <= opts.start_keypoint < n and 0 <= opts.end_keypoint < n):
+            raise ValueError(f"rotation landmarks out of range for {n} landmarks")
+        source = render("postprocess_landmarks_roi.wgsl", n=n, **rect_params(opts))
+        self.update_pipeline = compute_pipeline(self.ctx, source, "postprocess_landmarks_roi")
+        points = (projector.points, 0, n * 16)
+        self.update_group = bind_group(
+            self.ctx.device,
+            self.update_pipeline,
+            [points, projector.status, self.buffer, self.track],
+        )
+
+    def reset(self) -> None:
+        """Forget the tracked face: the next frame uses the detection."""
+        self.ctx.device.queue.write_buffer(self.track, 0, np.zeros(ROI_BYTES // 4, np.float32))
+
+    def encode_select(self, encoder) -> None:
+        """Choose the ROI and copy its frame_from_tensor into the landmark pre-process."""
+        dispatch(encoder, self.select_pipeline, self.select_group, (1, 1, 1))
+        encoder.copy_buffer_to_buffer(self.buffer, 0, self.preprocessor.roi, 0, 32)
+
+    def encode_update(self, encoder) -> None:
+        """The next frame's ROI from this frame's landmarks (invalid without a face)."""
+        if self.update_pipeline is None:
+            raise RuntimeError("RoiTracker.attach(projector) first")
+        dispatch(encoder, self.update_pipeline, self.update_group, (1, 1, 1))

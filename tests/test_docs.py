@@ -1,0 +1,25 @@
+"""The examples in README.md and docs/vision.md run as doctests (models and sample media
+from the fetch steps; a GPU adapter)."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from tests.conftest import ASSETS_DIR, CORE_MODELS, ROOT, model_file
+from tests.gpu.util import gpu_context
+
+gpu_context()
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/vision.md"])
+def test_doc_examples_run(doc):
+    for name in CORE_MODELS:
+        model_file(name)
+    for media in ("astronaut.png", "sample.mp4"):
+        if not (ASSETS_DIR / media).exists():
+            pytest.skip(f"{ASSETS_DIR / media} missing: run `make assets`")
+    result = doctest.testfile(str(ROOT / doc), module_relative=False, verbose=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE)  # fmt: skip
+    assert result.attempted > 0 and result.failed == 0, result

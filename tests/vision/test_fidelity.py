@@ -1,0 +1,54 @@
+"""The solutions against MediaPipe 0.10.14's own Python solutions on the sample clip
+(tests/data/mediapipe/sample_clip.npz; engine/tools/fidelity.py computes the metrics).
+A few frames in the default run; the whole clip is slow-marked."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.tools.fidelity import (
+    ClipMismatch,
+    check_targets,
+    clip_frames,
+    compare,
+    load_reference,
+    run_ours,
+)
+from tests.app.conftest import sample_clip
+from tests.conftest import CORE_MODELS, model_file
+from tests.gpu.util import gpu_context
+
+CTX = gpu_context()
+
+
+def _metrics(frames: int) -> dict:
+    for name in CORE_MODELS:
+        model_file(name)  # skips when not fetched
+    ref = load_reference()
+    try:
+        rgb = clip_frames(sample_clip(), ref["frame_crc32"], frames)
+    except ClipMismatch as exc:
+        pytest.skip(str(exc))
+    return compare(ref, run_ours(rgb, context=CTX))
+
+
+def _assert_targets(metrics: dict) -> None:
+    missed = [row for row in check_targets(metrics) if not row[3]]
+    assert not missed, missed
+
+
+def test_first_frames_match_mediapipe():
+    """Frames 0-5: the first detection, then tracked face-mesh frames."""
+    m = _metrics(6)
+    _assert_targets(m)
+    assert m["detection"]["box_iou"]["min"] >= 0.99
+    assert m["mesh"]["landmark_px"]["max"] < 1.0
+    assert m["segmentation"]["mask_iou"]["min"] >= 0.99
+    assert m["mesh"]["detector_frames"] == 1  # tracked after the first frame, as MediaPipe
+
+
+@pytest.mark.slow
+def test_whole_clip_matches_mediapipe():
+    m = _metrics(300)
+    assert m["frames"] == 300
+    _assert_targets(m)

@@ -1,0 +1,181 @@
+"""The solutions API: inputs, outputs, tracking, timestamps, release, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import ModelError
+from engine.vision import FaceDetector, FaceMesh, SelfieSegmenter, roi_from_landmarks
+from engine.vision.roi import rect_matrix
+from tests.app.conftest import read_video, sample_clip
+from tests.conftest import CORE_MODELS, model_file
+from tests.gpu.util import gpu_context
+
+CTX = gpu_context()
+
+
+@pytest.fixture(scope="module")
+def clip() -> list[np.ndarray]:
+    for name in CORE_MODELS:
+        model_file(name)
+    return [np.ascontiguousarray(f[:, :, ::-1]) for f in read_video(sample_clip(), 4)]
+
+
+def _texture(rgb: np.ndarray):
+    import wgpu
+
+    h, w, _ = rgb.shape
+    tex = CTX.device.create_texture(
+        size=(w, h, 1), format="rgba8unorm",
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+    )  # fmt: skip
+    rgba = np.concatenate([rgb, np.full((h, w, 1), 255, np.uint8)], axis=2)
+    CTX.device.queue.write_texture({"texture": tex}, rgba,
+                                   {"bytes_per_row": w * 4, "rows_per_image": h}, (w, h, 1))  # fmt: skip
+    return tex
+
+
+def test_missing_models_say_how_to_fetch(tmp_path, monkeypatch):
+    with pytest.raises(ModelError, match="no such model file"):
+        FaceDetector(tmp_path / "nope.tflite", context=CTX)
+    monkeypatch.setenv("ENGINE_DATA_DIR", str(tmp_path))
+    from engine import config
+
+    config.reload()
+    with pytest.raises(ModelError, match="engine-fetch models"):
+        FaceMesh(context=CTX)
+
+
+def test_detector_inputs_rgb_bgr_texture_agree(clip):
+    rgb = clip[0]
+    with FaceDetector(context=CTX) as fd:
+        a = fd.process(rgb)
+        b = fd.process(_texture(rgb))
+        c = fd.process(_texture(rgb).create_view())
+    with FaceDetector(context=CTX, bgr=True) as fd:
+        d = fd.process(np.ascontiguousarray(rgb[:, :, ::-1]))
+    assert len(a.detections) == 1 and a.image_size == (640, 480)
+    for other in (b, c, d):
+        np.testing.assert_allclose(other.detections[0].box_px, a.detections[0].box_px, atol=1e-4)
+    det = a.detections[0]
+    np.testing.assert_allclose(det.box_px, det.box * (640, 480, 640, 480), rtol=1e-5)
+    np.testing.assert_allclose(det.keypoints_px, det.keypoints * (640, 480), rtol=1e-5)
+    assert 0.5 < det.score <= 1 and det.keypoints.shape == (6, 2)
+
+
+def test_gpu_output_reads_nothing_back_until_asked(clip, monkeypatch):
+    from wgpu.backends.wgpu_native import GPUBuffer
+
+    with FaceMesh(context=CTX, static_image_mode=True) as want_fm:
+        want = want_fm.process(clip[0])
+    with FaceMesh(context=CTX, output="gpu", static_image_mode=True) as fm:
+        fm.process(clip[0])  # compile and warm up
+        maps = []
+        original = GPUBuffer.map_async
+        monkeypatch.setattr(GPUBuffer, "map_async",
+                            lambda self, *a, **k: maps.append(self) or original(self, *a, **k))  # fmt: skip
+        res = fm.process(clip[0])
+        assert maps == [] and res.faces is None and res.gpu.points is fm.projector.points
+        got = fm.read()  # the same frame, read back now
+    np.testing.assert_allclose(got.faces[0].landmarks_px, want.faces[0].landmarks_px, atol=1e-3)
+
+
+def test_tracking_skips_the_detector_and_static_mode_does_not(clip):
+    with FaceMesh(context=CTX) as fm:
+        video = list(fm.stream(clip))
+    with FaceMesh(context=CTX, static_image_mode=True) as fm:
+        stills = [fm.process(f) for f in clip]
+    assert video[0].detections is not None and not video[0].faces[0].tracked
+    for r in video[1:]:
+        assert r.detections is None and r.faces[0].tracked
+    assert [r.timestamp_ms for r in video] == [0, 33, 67, 100]
+    for r in stills:
+        assert len(r.detections) == 1 and not r.faces[0].tracked
+    # the first frame has no history: both modes crop the same detection ROI
+    np.testing.assert_allclose(video[0].faces[0].landmarks, stills[0].faces[0].landmarks)
+
+
+def test_face_lost_then_detected_again(clip):
+    """MediaPipe's loop: a frame whose face flag fails yields no face; the next one runs
+    the detector again."""
+    black = np.zeros_like(clip[0])
+    with FaceMesh(context=CTX) as fm:
+        results = [fm.process(f) for f in (clip[0], clip[1], black, black, clip[2])]
+    assert [len(r.faces) for r in results] == [1, 1, 0, 0, 1]
+    assert [r.detections is not None for r in results] == [True, False, False, True, True]
+    assert results[3].detections == () and results[4].faces[0].tracked is False
+
+
+def test_gpu_tracking_roi_matches_numpy_oracle(clip):
+    with FaceMesh(context=CTX) as fm:
+        res = fm.process(clip[0])
+        raw = np.frombuffer(CTX.device.queue.read_buffer(fm.tracker.track), np.float32)
+    track = raw.reshape(6, 4).astype(np.float64)
+    want = rect_matrix(roi_from_landmarks(res.faces[0].landmarks_px, (640, 480)), (640, 480))
+    assert track[5, 1] == 1.0 and track[0, 3] == 1.0  # valid, from landmarks
+    np.testing.assert_allclose(track[:2, :3], want, atol=1e-4 * np.abs(want).max())
+
+
+def test_steps_path_matches_process(clip):
+    """GPU-resident use (the detector every frame, the ROI chosen on the GPU) gives what
+    process() gives (the detector skipped while tracking)."""
+    view_of = {}
+    with FaceMesh(context=CTX) as fm, FaceMesh(context=CTX) as gpu_fm:
+        gpu_fm.prepare((640, 480))
+        for i, frame in enumerate(clip):
+            want = fm.process(frame)
+            tex = view_of.setdefault(i, _texture(frame))
+            enc = CTX.device.create_command_encoder()
+            for _, encode in gpu_fm.steps(tex.create_view()):
+                encode(enc)
+            CTX.device.queue.submit([enc.finish()])
+            got = gpu_fm.read()
+            assert got.faces[0].tracked == want.faces[0].tracked == (i > 0)
+            np.testing.assert_allclose(got.faces[0].landmarks_px, want.faces[0].landmarks_px,
+                                       atol=1e-3)  # fmt: skip
+
+
+@pytest.mark.parametrize("solution", [SelfieSegmenter, FaceMesh])
+def test_timestamps_must_increase_in_video_mode(clip, solution):
+    with solution(context=CTX) as s:
+        s.process(clip[0], 100)  # the first frame also sets the solution up
+        with pytest.raises(ValueError, match="must increase"):
+            s.process(clip[1], 100)
+    with SelfieSegmenter(context=CTX, running_mode="image") as seg:
+        seg.process(clip[0], 100)
+        assert seg.process(clip[1], 50).timestamp_ms == 50
+
+
+def test_close_releases_and_refuses_more_work(clip, monkeypatch):
+    from wgpu.backends.wgpu_native import GPUBuffer
+
+    destroyed = []
+    original = GPUBuffer.destroy
+    monkeypatch.setattr(GPUBuffer, "destroy", lambda self: destroyed.append(self) or original(self))
+    with SelfieSegmenter(context=CTX) as seg:
+        res = seg.process(clip[0])
+        mask_buffer = seg.gpu.buffer
+    assert res.mask.shape == (480, 640) and res.mask.dtype == np.float32
+    assert mask_buffer in destroyed and seg.pre.roi in destroyed
+    with pytest.raises(RuntimeError, match="closed"):
+        seg.process(clip[0])
+
+
+def test_engine_options_pass_through():
+    for name in CORE_MODELS:
+        model_file(name)
+    with SelfieSegmenter(context=CTX, planner="naive", storage="buffer") as seg:
+        engine = seg.engines["segmentation"]
+        assert (engine.planner, engine.storage, engine.memory.strategy) == (
+            "naive", "buffer", "naive",
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="running_mode"):
+        SelfieSegmenter(context=CTX, running_mode="live")
+
+
+def test_landscape_segmenter_agrees_with_the_square_one(clip):
+    with SelfieSegmenter(context=CTX) as a, SelfieSegmenter(context=CTX, model_selection=1) as b:
+        ma, mb = a.process(clip[0]).mask > 0.5, b.process(clip[0]).mask > 0.5
+    assert mb.shape == (480, 640)
+    assert (ma & mb).sum() / (ma | mb).sum() > 0.8
