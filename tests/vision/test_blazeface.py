@@ -24,7 +24,7 @@ from engine.vision.blazeface import (
     to_tensor,
     weighted_nms,
 )
-from tests.conftest import ROOT, model_file
+from tests.conftest import ASSETS_DIR, ROOT, model_file
 
 # ---- anchors --------------------------------------------------------------------------------
 
@@ -191,7 +191,7 @@ def test_demo_cli_writes_png(tmp_path, astronaut_rgb):
     out = tmp_path / "demo.png"
     proc = subprocess.run(
         [sys.executable, "-m", "app.demo_still", "--model", str(model),
-         "--image", str(ROOT / "assets" / "astronaut.png"), "--output", str(out)],
+         "--image", str(ASSETS_DIR / "astronaut.png"), "--output", str(out)],
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
