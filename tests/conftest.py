@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The engine's disk caches (tuned work groups, the heuristic memo, compiled templates) go
+# to a fresh folder per test session: tests see what a new machine sees and never write
+# into the user's cache. Set before any engine module reads its settings.
+os.environ.setdefault("ENGINE_CACHE_DIR", tempfile.mkdtemp(prefix="webgpu-ar-test-cache-"))
 
 from engine.data.paths import assets_dir, models_dir
 

@@ -53,11 +53,25 @@ def _env() -> jinja2.Environment:
     engine = shader_loader("engine", REPO_ROOT / "shaders" / "engine")
     return jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.PrefixLoader(dict(_namespaces)), engine]),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates on disk (`<cache root>/jinja`), keyed by jinja2 on each source's
+    checksum: a new process skips compiling the macro-heavy templates again."""
+    from engine.gpu.adapter_cache import cache_root
+
+    folder = cache_root() / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def render(template: str, **params) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from engine.gpu.workgroups import memo
 from engine.gpu.workgroups.candidates import candidates
 from engine.gpu.workgroups.limits import DeviceLimits
 from engine.gpu.workgroups.rules import PRIORITY, Context, passed
@@ -35,7 +36,17 @@ def rank(c: Candidate, ctx: Context) -> tuple:
 @lru_cache(maxsize=4096)
 def heuristic(sig: KernelSignature, limits: DeviceLimits) -> Choice:
     """The heuristic choice for `sig` on a device with `limits` (memoised: a layer shape
-    seen before, in this model or an earlier engine, costs nothing)."""
+    seen before, in this process or, on disk, in an earlier one, costs nothing)."""
+    known = memo.lookup(sig, limits)
+    if known is not None:
+        return known
+    choice = ranked(sig, limits)
+    memo.remember(sig, limits, choice)
+    return choice
+
+
+def ranked(sig: KernelSignature, limits: DeviceLimits) -> Choice:
+    """The heuristic choice, ranked now (what the disk memo remembers)."""
     pool = candidates(sig, limits)
     ctx = Context.of(sig, limits, pool)
     return Choice.of(min(pool, key=lambda c: rank(c, ctx)), "heuristic")
