@@ -27,6 +27,10 @@ class Quantization:
     scale: tuple[float, ...]
     zero_point: tuple[int, ...]
     axis: int = 0
+    # The integer type of the grid ("int8", "uint8") when a float tensor keeps the
+    # quantization of the integer tensor it replaces (a fake-quant graph,
+    # engine/transforms/quantized.py); "" on integer tensors, whose dtype says it.
+    dtype: str = ""
 
 
 @dataclass(frozen=True, eq=False)
