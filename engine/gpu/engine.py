@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import DeviceError, ModelError
+from engine.gpu import quant_io
 from engine.gpu.codegen import render
 from engine.gpu.device import GpuContext, create_compute_pipeline, shared_context
 from engine.gpu.kernels.base import (
@@ -56,8 +57,10 @@ from engine.memory import ArenaPlan
 from engine.model.importer import load_tflite
 from engine.model.ir import Graph, tensors_read
 from engine.model.layout import phwc4_shape, slices
+from engine.reference import quantized as reference_quantized
 from engine.reference import registry as reference_kernels
 from engine.reference.fused import has_extras, run_with_extras
+from engine.transforms.quantized import to_float
 
 SYNC_MODES = ("sleep", "spin")
 STORAGE_KINDS = ("buffer", "texture", "auto")
@@ -172,6 +175,10 @@ class Engine:
         self.storage = storage
         self._init_clock_storage = time.perf_counter() - t0
         t0 = time.perf_counter()
+        # Quantized models run in float between fake quantizations (engine/transforms/
+        # quantized.py); int8 graph I/O is converted in run() (engine/gpu/quant_io.py).
+        self._integer_io = quant_io.integer_io(graph)
+        graph = to_float(graph)
         self.graph = _apply_transforms(graph) if transforms else graph
         self._init_clock = {
             "storage_choice": self._init_clock_storage,
@@ -232,7 +239,9 @@ class Engine:
         self.fallback_ops: list[str] = []
         for i, (op, kernel) in enumerate(zip(g.ops, kernels, strict=True)):
             if kernel is None:
-                if reference_kernels.kernel(op.type) is None:
+                if reference_quantized.quantized_tensors(op, g):  # to_float left none
+                    raise ModelError(f"{g.name}: op #{i} {op.type} still has integer tensors")
+                if _cpu_kernel(op, g, i) is None:
                     raise ModelError(
                         f"{g.name}: op #{i} {op.type} has neither a GPU nor a CPU kernel"
                     )
@@ -545,6 +554,8 @@ class Engine:
             if name not in feeds:
                 raise ValueError(f"missing input '{name}' (inputs: {list(names)})")
             a = np.asarray(feeds[name])
+            if name in self._integer_io:  # int8 feed of a quantized model
+                a = quant_io.to_real(name, a, *self._integer_io[name])
             want = g.tensors[t].shape
             if a.shape != want:
                 raise ValueError(f"input '{name}': shape {a.shape}, expected {want}")
@@ -599,6 +610,9 @@ class Engine:
             )
             read.unmap()
             stats.readbacks += 1
+        for name, (q, dtype) in self._integer_io.items():
+            if name in result:
+                result[name] = quant_io.to_integer(result[name], q, dtype)
         stats.total_ms = (time.perf_counter() - t0) * 1e3
         self.stats = stats
         return result
@@ -721,7 +735,7 @@ class Engine:
         values = {t: self._read_tensor(t) for t in set(tensors_read(op))}
         stats.readbacks += sum(1 for t in values if not g.tensors[t].is_constant)
         inputs = [None if t < 0 else values[t] for t in op.inputs]
-        fn = reference_kernels.kernel(op.type)
+        fn = _cpu_kernel(op, g, op_index)
         outputs = run_with_extras(fn, op, inputs, values) if has_extras(op) else fn(op, inputs)
         for t, value in zip(op.outputs, outputs, strict=True):
             self._write_tensor(t, value)
@@ -777,6 +791,12 @@ def _resource(v: View | TextureView):
     if isinstance(v, TextureView):
         return v.view
     return {"buffer": v.buffer, "offset": v.offset, "size": v.size}
+
+
+def _cpu_kernel(op, graph: Graph, index: int):
+    """The reference kernel of a CPU fallback op: QUANTIZE / DEQUANTIZE of the float form
+    get their fake-quant kernels (engine/reference/quantized), others the float ones."""
+    return reference_quantized.bind(op, graph, index) or reference_kernels.kernel(op.type)
 
 
 def _apply_transforms(graph: Graph) -> Graph:

@@ -3,7 +3,9 @@
 Order matters: identities go first (they hide fusion chances), PAD merges
 before the conv's epilogue grows, constant folding before activation fusion
 (folding needs a conv without activation), element-wise fusion, then what is
-left of squeeze-excite gating into the next 1x1 conv's input.
+left of squeeze-excite gating into the next 1x1 conv's input; last, the fake
+quantization of a quantized model (engine/transforms/quantized.py) folds into the
+epilogue of the op before it.
 `ENGINE_DEBUG=1` prints each pass's result and the op counts before/after.
 """
 
@@ -17,6 +19,7 @@ from engine.transforms.drop_identities import drop_identities
 from engine.transforms.fold_constants import fold_mul_add
 from engine.transforms.fuse import fuse_activations, fuse_elementwise, fuse_input_scale
 from engine.transforms.merge_pad import merge_pad
+from engine.transforms.quantized import fuse_quantize
 
 PASSES = (
     drop_identities,
@@ -25,6 +28,7 @@ PASSES = (
     fuse_activations,
     fuse_elementwise,
     fuse_input_scale,
+    fuse_quantize,
 )
 
 

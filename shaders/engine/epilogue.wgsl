@@ -1,7 +1,8 @@
 {% import "tensor.wgsl" as tensor %}
 // Element-wise epilogue shared by every kernel that writes a tensor.
 // Steps (from engine/gpu/kernels/epilogue.py): activation, add/mul of another
-// tensor (residual, broadcast per channel or per element), PReLU slopes.
+// tensor (residual, broadcast per channel or per element), PReLU slopes, fake
+// quantization onto an int8/uint8 grid (`quant`, also used by shaders/engine/quantize.wgsl).
 // Callers define `s` (output slice), `row` and `x` (u32) before `apply`. An added
 // operand with fewer channels (a folded channel PAD) is zero beyond its slices.
 // Operands are buffers or textures (shaders/engine/tensor.wgsl).
@@ -13,6 +14,17 @@
 {% endmacro %}
 
 {% macro operand(st) %}{{ tensor.load(st.tensor, st.index, st.x, st.row, "s") }}{% endmacro %}
+
+{# v rounded to the grid (scale, zero, lo, hi) of a fake-quant step, in f32: halves go
+   away from zero as in TFLite's rounding; padded lanes (0) stay 0. #}
+{% macro quant(st) -%}
+    {
+      let q = vec4<f32>(v) / {{ st.scale }};
+      let level = clamp(sign(q) * floor(abs(q) + vec4<f32>(0.5)) + vec4<f32>({{ st.zero }}),
+                        vec4<f32>({{ st.lo }}), vec4<f32>({{ st.hi }}));
+      v = vec4<T>((level - vec4<f32>({{ st.zero }})) * {{ st.scale }});
+    }
+{%- endmacro %}
 
 {% macro apply(steps) %}
 {% for st in steps %}
@@ -26,6 +38,8 @@
     v = v * {{ operand(st) }};
 {% elif st.kind == "prelu" %}
     v = max(v, vec4<T>(0.0)) + {{ operand(st) }} * min(v, vec4<T>(0.0));
+{% elif st.kind == "quant" %}
+{{ quant(st) }}
 {% elif st.kind == "mask" %}
     if (s == {{ st.last }}u) { v = v * vec4<T>({{ st.keep }}); }
 {% endif %}
