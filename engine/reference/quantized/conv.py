@@ -5,7 +5,8 @@ As reference_integer_ops::ConvPerChannel / DepthwiseConvPerChannel / FullyConnec
 1. acc[c] = sum over taps of (x - input_zero_point) * w (int32; padded taps add 0)
    + bias[c] (int32, scale input_scale * weight_scale[c]);
 2. acc = MultiplyByQuantizedMultiplier(acc, M[c]) with M[c] = input_scale *
-   weight_scale[c] / output_scale (QuantizeMultiplier in double);
+   weight_scale[c] / output_scale (QuantizeMultiplier in double); rounded twice
+   (gemmlowp) for the convolutions, once for FULLY_CONNECTED, as LiteRT does;
 3. + output_zero_point, clamped to the fused activation's integer range.
 The sums of step 1 reuse the float kernels on float64 copies of the integers:
 every product and partial sum is an integer far below 2^53, so they are exact.
@@ -24,6 +25,7 @@ from engine.reference.quantized import OpTensors, register_quantized
 from engine.reference.quantized.fixed_point import (
     activation_range,
     multiply_by_quantized_multiplier,
+    multiply_single_rounding,
     quantize_multiplier,
     saturate,
 )
@@ -31,15 +33,18 @@ from engine.reference.quantized.params import channel_scales, per_tensor
 
 
 def requantize_channels(
-    acc: np.ndarray, in_scale: float, w_scales: np.ndarray, out_scale: float
+    acc: np.ndarray, in_scale: float, w_scales: np.ndarray, out_scale: float, single=False
 ) -> np.ndarray:
-    """acc (int, channels last) times in_scale * w_scale[c] / out_scale, TFLite's rounding."""
+    """acc (int, channels last) times in_scale * w_scale[c] / out_scale, TFLite's rounding
+    (`single`: rounded once, as LiteRT's FULLY_CONNECTED)."""
     pairs = [
         quantize_multiplier(float(np.float64(in_scale) * np.float64(s) / np.float64(out_scale)))
         for s in w_scales
     ]
     mult = np.array([p[0] for p in pairs], np.int64)
     shift = np.array([p[1] for p in pairs], np.int64)
+    if single:
+        return multiply_single_rounding(acc, mult, shift)
     return multiply_by_quantized_multiplier(acc, mult, shift)
 
 
@@ -60,7 +65,8 @@ def _finish(acc, bias, ts: OpTensors, op: Op, w_scales: np.ndarray) -> list[np.n
         if np.dtype(bias.dtype) != np.int32:
             raise ModelError(f"{op.type}: bias is {bias.dtype}, int8 kernels need int32")
         acc = acc + bias.astype(np.int64).reshape(-1)
-    acc = requantize_channels(acc, in_scale, w_scales, out_scale) + out_zero
+    single = op.type == "FULLY_CONNECTED"
+    acc = requantize_channels(acc, in_scale, w_scales, out_scale, single) + out_zero
     act = op.attrs.get("fused_activation_function", "NONE")
     lo, hi = activation_range(act, out_scale, out_zero, out.dtype)
     return [saturate(acc, out.dtype, lo, hi)]

@@ -39,7 +39,9 @@ def asymmetric_quantize(x: np.ndarray) -> tuple[np.ndarray, np.float32, int]:
     zero_d = from_min if err_min < err_max else from_max
     zero = -128 if zero_d <= -128 else 127 if zero_d >= 127 else int(round_half_away(zero_d))
     inv = f32(1.0 / float(f32(scale)))
-    q = round_half_away((f32(zero) + x * inv).astype(f32))
+    # Rounded before the zero point is added: LiteRT maps x * inv = k + 0.5 to k + 1 +
+    # zero (measured on exact halves; the portable C++ would round zero + x * inv).
+    q = round_half_away((x * inv).astype(f32)) + zero
     return np.clip(q, -128, 127).astype(np.int64), f32(scale), zero
 
 

@@ -44,7 +44,7 @@ def dequantize(q: np.ndarray, t: Tensor) -> np.ndarray:
     shape = [1] * q.ndim
     if len(p.scale) > 1:
         shape[p.axis] = len(p.scale)
-    scale = np.asarray(p.scale, np.float64).reshape(shape)
+    scale = np.asarray(p.scale, np.float32).astype(np.float64).reshape(shape)
     zero = np.asarray(p.zero_point, np.int64).reshape(shape)
     # DEQUANTIZE computes in double and rounds once to float (reference_ops::Dequantize).
     return (scale * (q.astype(np.int64) - zero)).astype(np.float32)
