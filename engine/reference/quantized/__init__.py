@@ -124,6 +124,8 @@ def bind(op: Op, graph: Graph, index: int) -> Callable[[Op, list], list] | None:
                 f"{where}: tensor {t.name!r} is int16 (16x8 quantization), which the "
                 "engine does not run; convert with int8 activations"
             )
+    if kind == "quantized" and op.type not in QUANT_OPS:
+        _check_not_mixed(ts, where)
     table = _QUANTIZED if kind == "quantized" else _HYBRID
     fn = table.get(op.type)
     if fn is None:
@@ -138,6 +140,19 @@ def bind(op: Op, graph: Graph, index: int) -> Callable[[Op, list], list] | None:
             raise ModelError(f"{where}: {exc}") from None
 
     return run
+
+
+def _check_not_mixed(ts: OpTensors, where: str) -> None:
+    """Integer kernels take integer activations only: a float activation beside them is
+    a model LiteRT does not run either (it needs a QUANTIZE or DEQUANTIZE between)."""
+    tensors = [t for t in (*ts.inputs, *ts.outputs) if t is not None and not t.is_constant]
+    floats = [t for t in tensors if np.dtype(t.dtype).kind == "f"]
+    ints = [t for t in tensors if is_integer_activation(t)]
+    if floats and ints:
+        raise ModelError(
+            f"{where}: float tensor {floats[0].name!r} and quantized tensor {ints[0].name!r} "
+            f"({ints[0].dtype}) in one op; a QUANTIZE or DEQUANTIZE must come between"
+        )
 
 
 def supported(kind: str) -> set[str]:
