@@ -74,17 +74,18 @@ def unet(size: int = 32):
 
 
 def application(name: str):
-    """A keras.applications network with random weights (weights=None)."""
+    """A keras.applications network with random weights (weights=None) on a batch-1
+    input (a fixed batch: the converter then writes no dynamic-shape ops)."""
     k = _keras()
     apps = {
-        "mobilenet_v2": lambda s: k.applications.MobileNetV2((s, s, 3), weights=None),
-        "mobilenet_v3_small": lambda s: k.applications.MobileNetV3Small(
-            (s, s, 3), weights=None, include_preprocessing=False
+        "mobilenet_v2": lambda t: k.applications.MobileNetV2(input_tensor=t, weights=None),
+        "mobilenet_v3_small": lambda t: k.applications.MobileNetV3Small(
+            input_tensor=t, weights=None, include_preprocessing=False
         ),
-        "efficientnet_b0": lambda s: k.applications.EfficientNetB0((s, s, 3), weights=None),
-        "resnet50": lambda s: k.applications.ResNet50((s, s, 3), weights=None),
+        "efficientnet_b0": lambda t: k.applications.EfficientNetB0(input_tensor=t, weights=None),
+        "resnet50": lambda t: k.applications.ResNet50(input_tensor=t, weights=None),
     }
-    return apps[name]
+    return lambda size: apps[name](k.Input((size, size, 3), batch_size=1, name="image"))
 
 
 def build(name: str, size: int):

@@ -3,9 +3,10 @@
 Order matters: identities go first (they hide fusion chances), PAD merges
 before the conv's epilogue grows, constant folding before activation fusion
 (folding needs a conv without activation), element-wise fusion, then what is
-left of squeeze-excite gating into the next 1x1 conv's input; last, the fake
-quantization of a quantized model (engine/transforms/quantized.py) folds into the
-epilogue of the op before it.
+left of squeeze-excite gating into the next 1x1 conv's input. The fake quantization
+of a quantized model (engine/transforms/quantized.py) folds into the epilogue of the
+op before it ahead of the fusions, so a conv, its rounding, a residual add and the
+add's rounding still become one dispatch.
 `ENGINE_DEBUG=1` prints each pass's result and the op counts before/after.
 """
 
@@ -25,10 +26,10 @@ PASSES = (
     drop_identities,
     merge_pad,
     fold_mul_add,
+    fuse_quantize,
     fuse_activations,
     fuse_elementwise,
     fuse_input_scale,
-    fuse_quantize,
 )
 
 
