@@ -1,7 +1,7 @@
 """Quantized single ops vs LiteRT's reference kernels (BUILTIN_REF).
 
 Integer kernels must match bit for bit; the float-table activations (LOGISTIC, TANH,
-HARD_SWISH, SOFTMAX) within one step (LiteRT's reference kernels use fixed-point
+SOFTMAX) within one step (LiteRT's reference kernels use fixed-point
 exp; our tables are its optimized kernels' float ones); dynamic-range (hybrid)
 kernels to float32 rounding (1e-5 relative).
 """
@@ -156,8 +156,7 @@ def test_resize_bilinear(align, half):
 
 @pytest.mark.parametrize(
     "op_type,out",
-    [("LOGISTIC", (1 / 256, -128)), ("TANH", (1 / 128, 0)), ("HARD_SWISH", (0.03, -20)),
-     ("SOFTMAX", (1 / 256, -128))],
+    [("LOGISTIC", (1 / 256, -128)), ("TANH", (1 / 128, 0)), ("SOFTMAX", (1 / 256, -128))],
 )  # fmt: skip
 def test_table_activations(op_type, out):
     rng = np.random.default_rng(12)
@@ -168,6 +167,14 @@ def test_table_activations(op_type, out):
     got = Interpreter(g).run(feeds)["output"]
     for kernels in ("reference", "builtin"):
         assert steps_apart(got, run_litert(g, feeds, kernels)["output"]) <= 1, kernels
+
+
+@pytest.mark.parametrize("in_scale,out", [(0.06, (0.03, -20)), (0.5, (0.4, -100)),
+                                          (0.002, (0.001, 3))])  # fmt: skip
+def test_hard_swish_fixed_point(in_scale, out):
+    """Input scales on both sides of 3 / 128 (left- and right-shifted relu-ish factor)."""
+    x = activation("x", (1, 4, 4, 16), in_scale, 5)
+    _exact(quant_graph("HARD_SWISH", [x], out), np.random.default_rng(21))
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8"])

@@ -4,9 +4,10 @@
   20-bit left shift, added, rescaled to the output grid (fixed point throughout);
 - MUL (mul.cc): (x1 - z1) * (x2 - z2) times s1 * s2 / s_out;
 - MAXIMUM / MINIMUM: on the integers (LiteRT requires one grid for all three);
-- activations (LOGISTIC, TANH, HARD_SWISH, ELU, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU)
-  and SOFTMAX: through a float lookup over the input grid, as LiteRT's optimized
-  int8 kernels build theirs: dequantize, apply in float32, q = round(y / s_out) + z_out.
+- HARD_SWISH: LiteRT's int16 fixed-point formula (reference_ops::HardSwish);
+- other activations (LOGISTIC, TANH, ELU, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU) and
+  SOFTMAX: through a float lookup over the input grid, as LiteRT's optimized int8
+  kernels build theirs: dequantize, apply in float32, q = round(y / s_out) + z_out.
   (LiteRT's BUILTIN_REF kernels use fixed-point approximations of exp instead and
   may differ from this by one step; tests bound it so.)
 """
@@ -94,8 +95,7 @@ def _range(dtype: str) -> tuple[int, int]:
     return (-128, 128) if dtype == "int8" else (0, 256)
 
 
-_ACTIVATIONS = ("LOGISTIC", "TANH", "HARD_SWISH", "ELU", "RELU", "RELU6", "RELU_N1_TO_1",
-                "LEAKY_RELU")  # fmt: skip
+_ACTIVATIONS = ("LOGISTIC", "TANH", "ELU", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU")
 
 
 @register_quantized(*_ACTIVATIONS)
@@ -104,6 +104,56 @@ def activation(op: Op, inputs: list, ts: OpTensors) -> list:
 
     float_fn = registry.kernel(op.type)
     return [lookup(op, inputs[0], ts, lambda v: float_fn(op, [v])[0])]
+
+
+def _high_mul_16(a: np.ndarray, b: int, rounding: bool = True) -> np.ndarray:
+    """gemmlowp's int16 (Saturating)(Rounding)DoublingHighMul."""
+    ab = a.astype(np.int64) * b
+    if rounding:
+        ab = ab + np.where(ab >= 0, 1 << 14, 1 - (1 << 14))
+    high = np.where(ab >= 0, ab >> 15, -((-ab) >> 15))  # C division truncates
+    return np.where((a == b) & (a == -(1 << 15)), (1 << 15) - 1, high)
+
+
+def _shift_16(x: np.ndarray, exponent: int) -> np.ndarray:
+    """RoundingDivideByPOT on int16 values (halves away from zero)."""
+    mask = (1 << exponent) - 1
+    return (x >> exponent) + ((x & mask) > (mask >> 1) + (x < 0))
+
+
+def _saturating_left_shift_16(x: np.ndarray, amount: int) -> np.ndarray:
+    return np.clip(x * (1 << amount), -(1 << 15), (1 << 15) - 1)
+
+
+def _int16_multiplier(m: float) -> tuple[int, int]:
+    """QuantizeMultiplier then DownScaleInt32ToInt16Multiplier: (Q15 multiplier, exponent)."""
+    q, exponent = quantize_multiplier(m)
+    return (min(32767, (q + (1 << 15)) >> 16) if q < (1 << 31) - 1 - (1 << 15) else 32767), exponent
+
+
+@register_quantized("HARD_SWISH")
+def hard_swish(op: Op, inputs: list, ts: OpTensors) -> list:
+    """reference_ops::HardSwish in int16 fixed point (LiteRT's reference and optimized
+    int8 kernels both compute this, not a float table): x on a 2^7 finer grid, a
+    "relu-ish" factor in [0, 1] from x / 3, their product shifted to the output grid."""
+    s_in, z_in = per_tensor(ts.inputs[0])
+    s_out, z_out = per_tensor(ts.outputs[0])
+    hires = np.float32(s_in) * np.float32(1.0 / 128.0)
+    out_mult, out_exp = _int16_multiplier(float(np.float32(hires / np.float32(s_out))))
+    relu_mult, relu_exp = _int16_multiplier(float(np.float32(hires / np.float32(3.0 / 32768.0))))
+    levels = np.arange(*_range(ts.inputs[0].dtype), dtype=np.int64)
+    x = (levels - z_in) * (1 << 7)  # int16: |x - z| <= 255, times 128 fits
+    pre_out = _high_mul_16(x, out_mult)
+    relu = _saturating_left_shift_16(x, relu_exp - 1) if relu_exp > 0 else x
+    relu = _high_mul_16(relu, relu_mult)
+    if relu_exp > 0:
+        relu = _saturating_left_shift_16(relu, 1)
+    elif relu_exp < 0:
+        relu = _shift_16(relu, -relu_exp)
+    relu = (relu + (1 << 15)) >> 1
+    y = _shift_16(_high_mul_16(relu, pre_out, rounding=False), -out_exp) + z_out
+    table = saturate(y, ts.outputs[0].dtype)
+    return [table[np.asarray(inputs[0], np.int64) - levels[0]]]
 
 
 @register_quantized("SOFTMAX")
