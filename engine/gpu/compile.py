@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from engine.errors import ModelError
+from engine.gpu import quant_io
 from engine.gpu.checks import check_storable
 from engine.gpu.kernels.base import BuildContext, Dispatch, select
 from engine.gpu.placement import Placement, TextureLimits, op_storage, place
@@ -33,7 +34,9 @@ from engine.memory import ArenaPlan
 from engine.memory import planner as registry_planner
 from engine.model.ir import Graph
 from engine.precision import precision as precision_of
+from engine.reference import quantized as reference_quantized
 from engine.reference import registry as reference_kernels
+from engine.transforms.quantized import to_float
 from engine.transforms.resize_inputs import has_dynamic_shapes, resize_inputs
 
 WORKGROUP_POLICIES = ("table", "heuristic", "tune")
@@ -115,6 +118,8 @@ class Program:
     fallback_ops: list[str]  # "#i TYPE" of ops that run on the CPU
     choices: list = field(default_factory=list)  # work group choices (kernels/wg.py)
     clock: dict[str, float] = field(default_factory=dict)  # seconds per compile phase
+    # int8/uint8 graph inputs/outputs of a quantized model: {name: (Quantization, dtype)}
+    integer_io: dict = field(default_factory=dict)
 
     @property
     def textures(self) -> frozenset[int]:
@@ -178,7 +183,11 @@ def compile_graph(
         # Fix the inputs' dynamic dimensions and propagate every shape, as LiteRT's
         # resize_tensor_input + AllocateTensors.
         graph = resize_inputs(graph, input_shapes)
-    g = _transformed(graph) if options.transforms else graph
+    # Quantized models run in float between fake quantizations (engine/transforms/
+    # quantized.py); int8 graph I/O is converted by run() (engine/gpu/quant_io.py).
+    integer_io = quant_io.integer_io(graph)
+    floated = to_float(graph)
+    g = _transformed(floated) if options.transforms else floated
     check_storable(g)  # a ModelError naming file, op and tensor, before any kernel
     clock["transforms"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -216,7 +225,9 @@ def compile_graph(
     fallback: list[str] = []
     for i, (op, kernel) in enumerate(zip(g.ops, kernels, strict=True)):
         if kernel is None:
-            if reference_kernels.kernel(op.type) is None:
+            if reference_quantized.quantized_tensors(op, g):  # to_float left none
+                raise ModelError(f"{g.name}: op #{i} {op.type} still has integer tensors")
+            if cpu_kernel(op, g, i) is None:
                 raise ModelError(f"{g.name}: op #{i} {op.type} has neither a GPU nor a CPU kernel")
             fallback.append(f"#{i} {op.type}")
             steps.append(CpuStep(i))
@@ -229,7 +240,14 @@ def compile_graph(
         steps.append(GpuStep(i, dispatches))
     clock["workgroup_tuning"] = tune_ms[0]
     clock["kernel_codegen"] = time.perf_counter() - t0 - tune_ms[0]
-    return Program(graph, g, options, placement, plans, steps, fallback, choices, clock)
+    return Program(graph, g, options, placement, plans, steps, fallback, choices, clock,
+                   integer_io)  # fmt: skip
+
+
+def cpu_kernel(op, graph: Graph, index: int):
+    """The reference kernel of a CPU-fallback op: QUANTIZE / DEQUANTIZE of the float form
+    get their fake-quant kernels (engine/reference/quantized), others the float ones."""
+    return reference_quantized.bind(op, graph, index) or reference_kernels.kernel(op.type)
 
 
 def _transformed(graph: Graph) -> Graph:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.gpu import quant_io
 from engine.gpu.codegen import render
 from engine.gpu.compile import for_storage
 from engine.gpu.kernels.base import Shape4, ceil_div, shape4
@@ -70,20 +71,23 @@ class GraphIO:
         return [read for _, read, _ in self.outputs.values()]
 
     def read_outputs(self) -> dict[str, np.ndarray]:
-        """The mapped outputs by name (read_mapped copies), unmapped after."""
+        """The mapped outputs by name (read_mapped copies), unmapped after; an int8 output
+        of a quantized model in its integer type (quant_io.py)."""
         g, result = self.res.program.graph, {}
+        integer_io = self.res.program.integer_io
         for t, (_, read, _) in self.outputs.items():
-            shape = g.tensors[t].shape
+            name, shape = g.tensors[t].name, g.tensors[t].shape
             n = int(np.prod(shape))
-            result[g.tensors[t].name] = np.frombuffer(read.read_mapped(), np.float32, n).reshape(
-                shape
-            )
+            result[name] = np.frombuffer(read.read_mapped(), np.float32, n).reshape(shape)
             read.unmap()
+            if name in integer_io:
+                result[name] = quant_io.to_integer(result[name], *integer_io[name])
         return result
 
 
-def check_feeds(graph: Graph, feeds) -> dict[int, np.ndarray]:
-    """Inputs by name (or in order) as contiguous float32 arrays keyed by tensor id;
+def check_feeds(graph: Graph, feeds, integer_io: dict | None = None) -> dict[int, np.ndarray]:
+    """Inputs by name (or in order) as contiguous float32 arrays keyed by tensor id (an
+    int8 feed of a quantized model as its real values, `integer_io`: quant_io.py);
     ValueError naming the input for a missing, unknown or misshapen one."""
     names = {graph.tensors[t].name: t for t in graph.inputs}
     if not isinstance(feeds, dict):
@@ -93,6 +97,8 @@ def check_feeds(graph: Graph, feeds) -> dict[int, np.ndarray]:
         if name not in feeds:
             raise ValueError(f"missing input '{name}' (inputs: {list(names)})")
         a = np.asarray(feeds[name])
+        if integer_io and name in integer_io:  # int8 feed of a quantized model
+            a = quant_io.to_real(name, a, *integer_io[name])
         want = graph.tensors[t].shape
         if a.shape != want:
             raise ValueError(f"input '{name}': shape {a.shape}, expected {want}")

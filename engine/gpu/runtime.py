@@ -18,13 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import DeviceError, ModelError
-from engine.gpu.compile import CpuStep
+from engine.gpu.compile import CpuStep, cpu_kernel
 from engine.gpu.io import GraphIO, check_feeds, read_tensor, write_tensor
 from engine.gpu.resources import Resources, Segment
 from engine.gpu.sync import Fence, check_sync, wait_mapped
 from engine.gpu.timestamps import PassTimer
 from engine.model.ir import tensors_read
-from engine.reference import registry as reference_kernels
 from engine.reference.fused import has_extras, run_with_extras
 
 
@@ -58,7 +57,7 @@ class Runtime:
 
     def run(self, feeds, sync: str) -> tuple[dict[str, np.ndarray], RunStats]:
         check_sync(sync)
-        values = check_feeds(self.graph, feeds)
+        values = check_feeds(self.graph, feeds, self.res.program.integer_io)
         stats = RunStats()
         t0 = time.perf_counter()
         self.io.upload(values)
@@ -140,7 +139,7 @@ class Runtime:
         values = {t: read_tensor(res, t) for t in set(tensors_read(op))}
         stats.readbacks += sum(1 for t in values if not g.tensors[t].is_constant)
         inputs = [None if t < 0 else values[t] for t in op.inputs]
-        fn = reference_kernels.kernel(op.type)
+        fn = cpu_kernel(op, g, op_index)
         outputs = run_with_extras(fn, op, inputs, values) if has_extras(op) else fn(op, inputs)
         for t, value in zip(op.outputs, outputs, strict=True):
             write_tensor(res, t, value)

@@ -6,9 +6,13 @@ first subgraph, ops in the file's execution order.
 Steps:
 1. check the bytes are a TFLite flatbuffer (non-empty, "TFL3" identifier);
 2. read tensors (shape, dtype, quantization, constant data; sparse constants
-   are densified);
+   are densified): integer types stay integer; quantization is per tensor or per
+   channel (scale, zero point, quantized dimension);
 3. read ops: builtin code or custom code, options decoded to typed attributes;
-4. fold DEQUANTIZE / DENSIFY of constants into dense float32 constants and
+4. check the tensors: a type (INT4, STRING, ...) or a quantization (custom details,
+   inconsistent per-channel parameters) the engine cannot hold is a ModelError naming
+   the file, the tensor and the first op that reads or writes it;
+5. fold DEQUANTIZE / DENSIFY of constants into dense float32 constants and
    drop tensors nothing uses any more.
 Any failure becomes `ModelError` naming the file and the problem.
 """
@@ -49,7 +53,6 @@ def load_tflite(source: str | os.PathLike | bytes) -> Graph:
         raise ModelError(
             f"{name}: corrupt or truncated TFLite file ({type(exc).__name__}: {exc})"
         ) from None
-    _validate(graph)
     return _fold_constants(graph)
 
 
@@ -73,12 +76,15 @@ def _read_graph(name: str, data: bytes) -> Graph:
         raise ModelError(f"{name}: model has no subgraph")
     sub = model.Subgraphs(0)
     buffers = [_buffer_bytes(name, data, model.Buffers(i)) for i in range(model.BuffersLength())]
-    tensors = [_read_tensor(name, sub.Tensors(i), buffers) for i in range(sub.TensorsLength())]
+    read = [_read_tensor(name, sub.Tensors(i), buffers) for i in range(sub.TensorsLength())]
     codes = [_op_code(model.OperatorCodes(i)) for i in range(model.OperatorCodesLength())]
     ops = [_read_op(name, i, sub.Operators(i), codes) for i in range(sub.OperatorsLength())]
     inputs = [int(v) for v in sub.InputsAsNumpy()] if sub.InputsLength() else []
     outputs = [int(v) for v in sub.OutputsAsNumpy()] if sub.OutputsLength() else []
-    return Graph(tensors=tensors, ops=ops, inputs=inputs, outputs=outputs, name=name)
+    graph = Graph([t for t, _ in read], ops, inputs, outputs, name=name)
+    _validate(graph)
+    _check_tensors(graph, {i: why for i, (_, why) in enumerate(read) if why})
+    return graph
 
 
 def _buffer_bytes(name: str, data: bytes, buf) -> bytes:
@@ -93,14 +99,15 @@ def _buffer_bytes(name: str, data: bytes, buf) -> bytes:
     return buf.DataAsNumpy().tobytes()
 
 
-def _read_tensor(name: str, t, buffers: list[bytes]) -> Tensor:
+def _read_tensor(name: str, t, buffers: list[bytes]) -> tuple[Tensor, str]:
+    """The tensor, and why the engine cannot hold it ("" when it can)."""
     tname = t.Name().decode("utf-8", "replace") if t.Name() else ""
     ttype = t.Type()
+    shape = tuple(int(v) for v in t.ShapeAsNumpy()) if t.ShapeLength() else ()
     if ttype not in schema.TENSOR_DTYPES:
         kind = schema.TENSOR_TYPE_NAMES.get(ttype, str(ttype))
-        raise ModelError(f"{name}: tensor '{tname}' has unsupported type {kind}")
+        return Tensor(tname, shape, "float32"), f"has unsupported type {kind}"
     dtype = schema.TENSOR_DTYPES[ttype]
-    shape = tuple(int(v) for v in t.ShapeAsNumpy()) if t.ShapeLength() else ()
     signature = None
     if t.ShapeSignatureLength():
         signature = tuple(int(v) for v in t.ShapeSignatureAsNumpy())
@@ -120,16 +127,33 @@ def _read_tensor(name: str, t, buffers: list[bytes]) -> Tensor:
             )
         else:
             data = values.reshape(shape)
-    quantization = _read_quantization(t.Quantization())
-    return Tensor(tname, shape, dtype, data, quantization, signature)
+    quant, why = _read_quantization(t.Quantization(), shape)
+    return Tensor(tname, shape, dtype, data, quant, signature), why
 
 
-def _read_quantization(q) -> Quantization | None:
-    if q is None or q.ScaleLength() == 0:
-        return None
+def _read_quantization(q, shape: tuple[int, ...]) -> tuple[Quantization | None, str]:
+    """Affine quantization (per tensor, or per channel along the quantized dimension),
+    and why the engine cannot use it ("" when it can). Min/max without a scale (a
+    converter's calibration record) is no quantization."""
+    if q is None:
+        return None, ""
+    if q.DetailsType() != 0:
+        return None, f"has custom quantization details (type {q.DetailsType()})"
+    if q.ScaleLength() == 0:
+        return None, ""
     scale = tuple(float(v) for v in q.ScaleAsNumpy())
     zero = tuple(int(v) for v in q.ZeroPointAsNumpy()) if q.ZeroPointLength() else (0,) * len(scale)
-    return Quantization(scale, zero, int(q.QuantizedDimension()))
+    axis = int(q.QuantizedDimension())
+    quant = Quantization(scale, zero, axis)
+    if len(zero) != len(scale):
+        return quant, f"has {len(scale)} quantization scales but {len(zero)} zero points"
+    if not all(np.isfinite(v) and v > 0 for v in scale):
+        return quant, f"has a quantization scale that is not a positive number ({scale[:4]})"
+    if len(scale) > 1 and not (0 <= axis < len(shape) and shape[axis] == len(scale)):
+        return quant, (
+            f"has {len(scale)} per-channel scales along dimension {axis} of shape {shape}"
+        )
+    return quant, ""
 
 
 def _op_code(code) -> tuple[str, bool]:
@@ -171,6 +195,20 @@ def _validate(graph: Graph) -> None:
     for t in graph.inputs + graph.outputs:
         if not 0 <= t < n:
             raise ModelError(f"{graph.name}: graph input/output refers to missing tensor {t}")
+
+
+def _check_tensors(graph: Graph, problems: dict[int, str]) -> None:
+    """ModelError for the first tensor the engine cannot hold, naming who uses it."""
+    for t, why in problems.items():
+        tensor = graph.tensors[t]
+        for i, op in enumerate(graph.ops):
+            if t in op.inputs or t in op.outputs:
+                raise ModelError(
+                    f"{graph.name}: op #{i} {op.type}: tensor '{tensor.name}' {why}; "
+                    "the engine cannot run it"
+                )
+        if t in graph.inputs or t in graph.outputs:
+            raise ModelError(f"{graph.name}: graph input/output '{tensor.name}' {why}")
 
 
 def _dequantize(t: Tensor) -> np.ndarray:

@@ -27,6 +27,10 @@ class Quantization:
     scale: tuple[float, ...]
     zero_point: tuple[int, ...]
     axis: int = 0
+    # The integer type of the grid ("int8", "uint8") when a float tensor keeps the
+    # quantization of the integer tensor it replaces (a fake-quant graph,
+    # engine/transforms/quantized.py); "" on integer tensors, whose dtype says it.
+    dtype: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,9 +108,14 @@ class Graph:
         return dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+# Epilogue steps whose argument is not a tensor id: an activation name, a Quantization
+# (fake quantization to a grid, engine/transforms/quantized.py).
+VALUE_STEPS = ("act", "quant")
+
+
 def tensors_read(op: Op) -> list[int]:
     """Every tensor an op reads: its inputs, epilogue operands and input scale (fusion)."""
-    extra = [arg for kind, arg in op.attrs.get("epilogue", ()) if kind != "act"]
+    extra = [arg for kind, arg in op.attrs.get("epilogue", ()) if kind not in VALUE_STEPS]
     if "input_scale" in op.attrs:
         extra.append(op.attrs["input_scale"])
     return [t for t in op.inputs if t >= 0] + extra
@@ -125,7 +134,7 @@ def compact(graph: Graph) -> Graph:
     for op in graph.ops:
         attrs = op.attrs
         if "epilogue" in attrs:
-            steps = tuple((k, a if k == "act" else new_id[a]) for k, a in attrs["epilogue"])
+            steps = tuple((k, a if k in VALUE_STEPS else new_id[a]) for k, a in attrs["epilogue"])
             attrs = {**attrs, "epilogue": steps}
         if "input_scale" in attrs:
             attrs = {**attrs, "input_scale": new_id[attrs["input_scale"]]}

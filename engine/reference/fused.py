@@ -6,7 +6,9 @@
   (padded taps are zeros that count, as after a real PAD), then run the op
   with VALID padding;
 - attrs["epilogue"]: steps applied to the op's output in order:
-  ("act", NAME), ("add", TENSOR), ("mul", TENSOR), ("prelu", SLOPES).
+  ("act", NAME), ("add", TENSOR), ("mul", TENSOR), ("prelu", SLOPES),
+  ("quant", QUANTIZATION): round to that grid (fake quantization of a quantized
+  model run in float, engine/transforms/quantized.py).
 This keeps the kernels themselves plain TFLite and makes a transformed graph
 runnable by the oracle, so every transform is checked against the original.
 """
@@ -18,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from engine.model.ir import Op
+from engine.reference.quantized.quantize import fake_quant
 
 _ACTIVATIONS = {
     "RELU": lambda v: np.maximum(v, 0),
@@ -53,6 +56,9 @@ def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
     for kind, arg in epilogue:
         if kind == "act":
             v = _ACTIVATIONS[arg](v)
+            continue
+        if kind == "quant":
+            v = fake_quant(v, arg, arg.dtype or "int8")
             continue
         other = values[arg]
         if other.shape[:-1] == v.shape[:-1] and other.shape[-1] < v.shape[-1]:

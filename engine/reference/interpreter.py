@@ -15,7 +15,7 @@ import numpy as np
 from engine.errors import ModelError
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_shape
-from engine.reference import registry
+from engine.reference import quantized, registry
 from engine.reference.fused import has_extras, run_with_extras
 
 
@@ -44,23 +44,12 @@ class Interpreter:
         self._name = name = graph.name or "<graph>"
         self._kernels = []
         for i, op in enumerate(graph.ops):
-            fn = registry.kernel(op.type)
+            # Integer and dynamic-range ops get TFLite's quantized semantics; an op whose
+            # tensors need them and that has no such kernel is a ModelError here.
+            fn = quantized.bind(op, graph, i) or registry.kernel(op.type)
             if fn is None:
                 raise ModelError(f"{name}: op #{i} {op.type} has no reference kernel")
             self._kernels.append(fn)
-            for t in (*op.inputs, *op.outputs):
-                tensor = graph.tensors[t] if t >= 0 else None
-                # The kernels are float kernels: integer activations would be silently wrong.
-                if (
-                    tensor is not None
-                    and tensor.data is None
-                    and tensor.quantization
-                    and np.dtype(tensor.dtype).kind in "iu"
-                ):
-                    raise ModelError(
-                        f"{name}: op #{i} {op.type} has quantized tensor {tensor.name!r} "
-                        f"({tensor.dtype}); the reference runs float models only"
-                    )
         # Constants are converted once; float data moves to the compute dtype.
         self._constants = {
             t: self._convert(tensor.data, tensor.dtype)

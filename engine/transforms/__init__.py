@@ -6,7 +6,10 @@ multiples constants), then rank-5 upsampling chains collapse and LayerNorm chain
 fusion chances), PAD merges
 before the conv's epilogue grows, constant folding before activation fusion
 (folding needs a conv without activation), element-wise fusion, then what is
-left of squeeze-excite gating into the next 1x1 conv's input.
+left of squeeze-excite gating into the next 1x1 conv's input. The fake quantization
+of a quantized model (engine/transforms/quantized.py) folds into the epilogue of the
+op before it ahead of the fusions, so a conv, its rounding, a residual add and the
+add's rounding still become one dispatch.
 `ENGINE_DEBUG=1` prints each pass's result and the op counts before/after.
 """
 
@@ -22,6 +25,7 @@ from engine.transforms.fold_shapes import fold_shapes
 from engine.transforms.fuse import fuse_activations, fuse_elementwise, fuse_input_scale
 from engine.transforms.fuse_layer_norm import fuse_layer_norm
 from engine.transforms.merge_pad import merge_pad
+from engine.transforms.quantized import fuse_quantize
 
 PASSES = (
     fold_shapes,
@@ -30,6 +34,7 @@ PASSES = (
     drop_identities,
     merge_pad,
     fold_mul_add,
+    fuse_quantize,
     fuse_activations,
     fuse_elementwise,
     fuse_input_scale,

@@ -67,7 +67,8 @@ def fuse_activations(graph: Graph) -> tuple[Graph, PassResult]:
                 result.declined.append(f"#{i} PRELU slopes are not per channel")
         producer = _producer_of(graph, op.inputs[0]) if step else None
         if step and producer is not None and sole_consumer(graph, op.inputs[0]) == i:
-            graph = _fuse_into(graph, producer, i, (step,))
+            # the activation's own epilogue (e.g. its rounding in a quantized model) follows
+            graph = _fuse_into(graph, producer, i, (step, *op.attrs.get("epilogue", ())))
             result.applied += 1
             continue
         i += 1

@@ -1,7 +1,8 @@
 {% import "tensor.wgsl" as tensor %}
 // Element-wise epilogue shared by every kernel that writes a tensor.
 // Steps (from engine/gpu/kernels/epilogue.py): activation, add/mul of another
-// tensor (residual, broadcast per channel or per element), PReLU slopes.
+// tensor (residual, broadcast per channel or per element), PReLU slopes, fake
+// quantization onto an int8/uint8 grid (`quant`, also used by shaders/engine/quantize.wgsl).
 // Callers define `s` (output slice), `row` and `x` (u32) and `v` (vec4<E>, E from
 // common.wgsl) before `apply`. An added
 // operand with fewer channels (a folded channel PAD) is zero beyond its slices.
@@ -15,6 +16,17 @@
 
 {% macro operand(st) %}{{ tensor.load(st.tensor, st.index, st.x, st.row, "s", "E") }}{% endmacro %}
 
+{# v rounded to the grid (scale, zero, lo, hi) of a fake-quant step, in f32: halves go
+   away from zero as in TFLite's rounding; padded lanes (0) stay 0. #}
+{% macro quant(st) -%}
+    {
+      let q = vec4<f32>(v) / {{ st.scale }};
+      let level = clamp(sign(q) * floor(abs(q) + vec4<f32>(0.5)) + vec4<f32>({{ st.zero }}),
+                        vec4<f32>({{ st.lo }}), vec4<f32>({{ st.hi }}));
+      v = vec4<E>((level - vec4<f32>({{ st.zero }})) * {{ st.scale }});
+    }
+{%- endmacro %}
+
 {% macro apply(steps) %}
 {% for st in steps %}
 {% if st.kind == "act" %}
@@ -27,6 +39,8 @@
     v = v * {{ operand(st) }};
 {% elif st.kind == "prelu" %}
     v = max(v, vec4<E>(0.0)) + {{ operand(st) }} * min(v, vec4<E>(0.0));
+{% elif st.kind == "quant" %}
+{{ quant(st) }}
 {% elif st.kind == "mask" %}
     if (s == {{ st.last }}u) { v = v * vec4<E>({{ st.keep }}); }
 {% endif %}

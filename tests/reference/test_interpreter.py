@@ -150,10 +150,12 @@ def test_single_array_feed():
     np.testing.assert_array_equal(it.run(x)["pooled"], it.run({"image": x})["pooled"])
 
 
-def test_quantized_activations_are_refused_at_load():
+def test_float_and_quantized_tensors_in_one_op_are_refused_at_load():
+    # Integer kernels run int8 ops (tests/reference/test_quantized.py); an op mixing a
+    # float activation with an int8 one has no TFLite meaning.
     g = _chain()
     g.tensors[6] = Tensor("act", (1, 3, 3, 4), "int8", quantization=Quantization((0.1,), (0,)))
-    with pytest.raises(ModelError, match=r"op #2 HARD_SWISH has quantized tensor 'act'"):
+    with pytest.raises(ModelError, match=r"op #2 HARD_SWISH: float tensor 'sum' and quantized"):
         Interpreter(g)
 
 

@@ -6,6 +6,9 @@ transforms appended in `op.attrs["epilogue"]`: a tuple of steps
   ("add", TENSOR_ID)     element-wise add of another tensor (e.g. a residual)
   ("mul", TENSOR_ID)     element-wise multiply (e.g. squeeze-excite gating)
   ("prelu", TENSOR_ID)   PReLU with per-channel slopes
+  ("quant", QUANTIZATION) fake quantization: round to that grid and clamp to its
+                         integer range, in f32 (a quantized model run in float,
+                         engine/transforms/quantized.py)
 An operand is the output's own shape (indexed like the output), the same
 shape with fewer channels (an add whose channel PAD was folded away: zero
 beyond its slices), or one value per channel ([C], [1,1,C], [1,1,1,C]).
@@ -21,6 +24,7 @@ import numpy as np
 from engine.gpu.codegen import activation_expr
 from engine.gpu.kernels.base import Binding, BuildContext, shape4, tensor_arg
 from engine.model.ir import Graph, Op
+from engine.transforms.quantized import grid_step
 
 
 def steps_of(op: Op) -> list[tuple]:
@@ -46,6 +50,9 @@ def build(
     for kind, arg in steps_of(op):
         if kind == "act":
             steps.append({"kind": "act", "expr": activation_expr(arg), "binding": None})
+            continue
+        if kind == "quant":
+            steps.append(quant_step(arg))
             continue
         tensor, operand = graph.tensors[arg], shape4(graph, arg)
         name = f"ep{len(bindings)}"
@@ -80,6 +87,14 @@ def build(
         keep = ", ".join("1.0" if lane < out.c % 4 else "0.0" for lane in range(4))
         steps.append({"kind": "mask", "last": out.s - 1, "keep": keep, "binding": None})
     return steps, bindings
+
+
+def quant_step(q) -> dict:
+    """Template values of a fake-quant step on grid `q` (a Quantization)."""
+    scale, zero, lo, hi = grid_step(q)
+    literal = np.format_float_scientific(np.float32(scale), unique=True, trim="0")
+    return {"kind": "quant", "scale": literal, "zero": f"{zero}.0",
+            "lo": f"{lo}.0", "hi": f"{hi}.0", "binding": None}  # fmt: skip
 
 
 def _pack_channels(values: np.ndarray, channels: int) -> np.ndarray:
