@@ -188,6 +188,7 @@ class Engine:
         # tune_stats: distinct signatures, candidates timed (0 on a warm cache), ms spent.
         self.workgroup_choices: list = []
         self.tune_stats = {"timed": 0, "tune_ms": 0.0}
+        from engine.gpu.kernels.tiles import adapter_class
         from engine.gpu.workgroups import AdapterKey, DeviceLimits, TuneCache
 
         cache = None
@@ -202,6 +203,7 @@ class Engine:
             max_uniform_bytes=self.ctx.limit("max-uniform-buffer-binding-size", 65536),
             workgroups=workgroups,
             limits=DeviceLimits.from_wgpu(self.ctx.limits, self.ctx.info),
+            adapter=adapter_class(self.ctx.info),
             tune_cache=cache,
             tune_timer=self.time_dispatch if workgroups == "tune" else None,
             tune_method=tune_method,
