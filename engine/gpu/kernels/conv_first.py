@@ -50,7 +50,9 @@ def tap_plan(kh: int, kw: int, sh: int, sw: int, by: int, bx: int) -> list[list[
         for oy in range(by):
             ky = r - oy * sh
             if 0 <= ky < kh:
-                taps += [(oy, ox, ox * sw + kx, ky * kw + kx) for ox in range(bx) for kx in range(kw)]
+                taps += [
+                    (oy, ox, ox * sw + kx, ky * kw + kx) for ox in range(bx) for kx in range(kw)
+                ]
         plan.append(taps)
     return plan
 
@@ -134,6 +136,10 @@ class ConvFirst(Kernel):
             wg=wg,
             steps=steps,
         )
-        bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]), *extra)
+        bindings = (
+            Binding("in", tensor=op.inputs[0]),
+            Binding("out", tensor=op.outputs[0]),
+            *extra,
+        )
         grid = (ceil_div(nx, wg[0]), ceil_div(ny, wg[1]), len(groups))
         return [Dispatch(self.name, source, bindings, grid)]

@@ -49,3 +49,60 @@ FIRST_TILE = FirstTile(2, 2, 8)
 def first_layer_tile(adapter: str, k: int, stride: int) -> FirstTile:
     """The conv_first tile for a k x k, `stride` layer on `adapter` (one entry so far)."""
     return FIRST_TILE
+
+
+@dataclass(frozen=True)
+class GemmTile:
+    """gemm1x1: WG invocations x BP pixels x BS output slices per work group; shared_k:
+    source slices of weights staged in workgroup memory per step (0: none); uniform:
+    weights in a uniform block when they fit one binding (else storage)."""
+
+    wg: int
+    bp: int
+    bs: int
+    shared_k: int = 0
+    uniform: bool = True
+    dims: bool = False  # geometry from a uniform, weights from storage: one shared pipeline
+
+
+# None: conv1x1's per-invocation kernel (8 pixels x 4 slices, gid-indexed) instead.
+# Measured (interleaved, load 1.6-2.6 on 2 CPUs), GEMM tiles (WG, BP, BS) vs conv1x1:
+#   lavapipe, single layers: 96x96x16->16 conv1x1 0.52 ms, (32,8,4) 0.51, (16,8,4) 0.53,
+#   (64,4,4) 0.61; 24x24x64->64 0.36 vs (16,8,4) 0.37, (64,4,4) 0.61; weights staged in
+#   workgroup memory (shared_k 4) 1.78 vs 0.41 on 32x32x64->64 (CPU "shared" memory is
+#   plain memory plus barriers); storage instead of uniform weights 0.61 vs 0.41.
+#   SwiftShader, face_landmark's 1x1 layers (texture): conv1x1 19.7 ms, (16,8,4) 29.0,
+#   (64,4,4) 34.7, shared pipeline (16,8,4,dims) 27.1 (30 pipelines instead of 36).
+# So both CPU classes keep conv1x1. Real GPUs (no GPU in these sessions: not measured):
+# the textbook tile, weights staged in workgroup memory.
+GEMM_TILES: dict[str, GemmTile | None] = {
+    "llvmpipe": None,
+    "swiftshader": None,
+    "gpu": GemmTile(64, 4, 4, shared_k=4),
+}
+MIN_GROUPS = 16  # work groups to keep every CPU thread busy (conv1x1.py: MIN_GROUPS)
+
+
+def gemm_tile(adapter: str, pixels: int, src_s: int, dst_s: int) -> GemmTile | None:
+    """The class's tile (None: use conv1x1's own kernel), shrunk for small layers: no
+    more pixels per group than the layer has, and (halving WG, then BP) at least
+    MIN_GROUPS groups where possible."""
+    t = GEMM_TILES.get(adapter, GEMM_TILES["gpu"])
+    if t is None:
+        return None
+    if t.dims:  # a shared pipeline: two variants at most (small layers: 8-wide groups)
+        return (
+            t if pixels >= 4 * t.wg * t.bp else GemmTile(8, t.bp, t.bs, t.shared_k, t.uniform, True)
+        )
+    wg, bp, bs = t.wg, t.bp, min(t.bs, dst_s)
+    while wg * bp >= 2 * pixels and wg > 8:
+        wg //= 2
+    while wg * bp >= 2 * pixels and bp > 1:
+        bp //= 2
+    groups = lambda: -(-pixels // (wg * bp)) * -(-dst_s // bs)  # noqa: E731
+    while groups() < MIN_GROUPS and (wg > 16 or bp > 1):
+        if wg > 16:
+            wg //= 2
+        else:
+            bp //= 2
+    return GemmTile(wg, bp, bs, min(t.shared_k, src_s), t.uniform, t.dims)
