@@ -106,3 +106,22 @@ def gemm_tile(adapter: str, pixels: int, src_s: int, dst_s: int) -> GemmTile | N
         else:
             bp //= 2
     return GemmTile(wg, bp, bs, min(t.shared_k, src_s), t.uniform, t.dims)
+
+
+# depthwise_tiled: (adapter class, kernel size, stride) -> (BY, BX) output block per
+# invocation, the only work shape offered to the work group selector for that class
+# (others: depthwise.TILES and the selector's full set, as before). Measured 3x3 s1,
+# 7 interleaved rounds, load 2.5-2.9 on 2 CPUs, GFLOP/s buffer / texture:
+#   SwiftShader 96x96x16: 4x4 1.37 / 1.70, 4x2 (old table, via the heuristic) 1.05 /
+#   1.45, 8x4 2.11 / 1.52, 2x2 0.77 / 1.19, 1x1 0.32 / 0.50; stride 2: all within 10%.
+#   lavapipe 96x96x16: 4x4 4.55 / 4.30, old 4.00 / 3.71; 24x24x64: 4x4 2.77 / 2.73,
+#   old 2.51 / 2.84.
+DEPTHWISE_TILES: dict[tuple[str, int, int], tuple[int, int]] = {
+    ("swiftshader", 3, 1): (4, 4),
+    ("llvmpipe", 3, 1): (4, 4),
+}
+
+
+def depthwise_tile(adapter: str, k: int, stride: int) -> tuple[int, int] | None:
+    """(BY, BX) for a k x k depthwise layer of `stride` on `adapter`, or None."""
+    return DEPTHWISE_TILES.get((adapter, k, stride))
