@@ -261,14 +261,6 @@ def _main(argv: list[str] | None) -> int:
         parser.error("--runs must be >= 1 and --warmup >= 0")
     if isinstance(args.threads, str):
         args.threads = _parse_threads(args.threads)
-    gate = LoadGate.check(args.max_load)
-    if gate.busy:
-        if args.require_quiet:
-            print(f"engine-bench: machine busy ({gate.label()}); --max-load "
-                  f"{args.max_load} per CPU; not running (drop --require-quiet to mark "
-                  "the rows instead)", file=sys.stderr)  # fmt: skip
-            return 3
-        _log(f"machine busy ({gate.label()}): rows are marked 'busy'")
     if args.workgroups:
         return _workgroups(args, parser)
     try:
@@ -277,6 +269,14 @@ def _main(argv: list[str] | None) -> int:
     except (EngineError, OSError) as exc:  # bad/missing model, no adapter
         print(f"engine-bench: {exc}", file=sys.stderr)
         return 2
+    gate = LoadGate.check(args.max_load)
+    if gate.busy:
+        if args.require_quiet:
+            print(f"engine-bench: machine busy ({gate.label()}); --max-load "
+                  f"{args.max_load} per CPU; not running (drop --require-quiet to mark "
+                  "the rows instead)", file=sys.stderr)  # fmt: skip
+            return 3
+        _log(f"machine busy ({gate.label()}): rows are marked 'busy'")
     machine = machine_info(ctx)
     settings = {
         "runs": args.runs,
