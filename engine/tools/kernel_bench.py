@@ -8,9 +8,14 @@ per family the median over repeats of its summed GPU ms, its FLOPs
 (engine.model.stats) and GFLOP/s, and the kernels that ran it.
 
     python -m engine.tools.kernel_bench MODEL... [--storage buffer,texture] [--repeats 5]
+    python -m engine.tools.kernel_bench MODEL... --baseline [--rounds 10]
+        # before/after in one process: "before" engines built with this branch's kernel
+        # changes switched off (`baseline()`: no conv_first, no per-class depthwise
+        # tiles: the kernels as they were), profiled alternately with "after" ones
     python -m engine.tools.kernel_bench MODEL... --ab OTHER_CHECKOUT [--rounds 4]
         # rounds alternate this checkout and OTHER_CHECKOUT (A B B A ...), each a fresh
         # process; per family the median over rounds, and the ratio before/after
+        # (coarse: a busy machine's load moves between processes)
 
 Adapters: VK_ICD_FILENAMES picks the Vulkan driver (scripts/fetch_swiftshader.sh for
 SwiftShader; lavapipe otherwise). The load average before and after is recorded.
@@ -24,6 +29,7 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +102,81 @@ def profile_model(path: str, storage: str, repeats: int, precision: str = "fp32"
     }
 
 
+@contextmanager
+def baseline():
+    """Build engines with the kernels as they were before issue 12: conv_first declines
+    every op, depthwise uses its old tile table, conv1x1 its own kernel on every class."""
+    from engine.gpu.kernels import base, tiles
+
+    base._load()
+    first = [k for k in base.candidates("CONV_2D") if k.name == "conv_first"]
+    saved = (dict(tiles.DEPTHWISE_TILES), dict(tiles.GEMM_TILES))
+    for k in first:
+        k.accepts = lambda op, graph: False
+    tiles.DEPTHWISE_TILES.clear()
+    tiles.GEMM_TILES.update(dict.fromkeys(tiles.GEMM_TILES))
+    try:
+        yield
+    finally:
+        for k in first:
+            del k.accepts
+        tiles.DEPTHWISE_TILES.update(saved[0])
+        tiles.GEMM_TILES.update(saved[1])
+
+
+def run_baseline(models: list[str], storages: list[str], rounds: int) -> dict:
+    """Before/after engines of each model and storage in this process, profiled
+    alternately (A B, B A, ...) `rounds` times; medians per family."""
+    from engine.gpu.engine import Engine
+    from engine.model.importer import load_tflite
+    from engine.model.stats import op_flops
+    from engine.tools.bench.engine_runner import random_feeds
+
+    gate = LoadGate.check()
+    rows = []
+    for path in models:
+        graph = load_tflite(path)
+        feeds = random_feeds(graph)
+        for storage in storages:
+            with baseline():
+                engines = {"before": Engine(graph, storage=storage)}
+            engines["after"] = Engine(graph, storage=storage)
+            ms = {k: defaultdict(list) for k in engines}
+            kernels = {k: defaultdict(set) for k in engines}
+            for e in engines.values():
+                e.profile(feeds)  # lazy driver compiles
+            for r in range(rounds):
+                for label in ("before", "after") if r % 2 == 0 else ("after", "before"):
+                    e = engines[label]
+                    sums = defaultdict(float)
+                    for d in e.profile(feeds):
+                        fam = (
+                            family(e.graph, e.graph.ops[d.op_index]) if d.op_index >= 0 else "other"
+                        )
+                        sums[fam] += d.gpu_ms
+                        kernels[label][fam].add(d.kernel)
+                    for fam in (*FAMILIES, "total"):
+                        ms[label][fam].append(sums[fam] if fam != "total" else sum(sums.values()))
+            g = engines["after"].graph
+            flops = defaultdict(int)
+            for op in g.ops:
+                flops[family(g, op)] += op_flops(g, op)
+            for fam in (*FAMILIES, "total"):
+                b, a = (float(np.median(ms[k][fam])) for k in ("before", "after"))
+                if b == 0.0 and a == 0.0:
+                    continue
+                rows.append({"model": Path(path).stem, "storage": engines["after"].storage,
+                             "family": fam, "flops": int(flops[fam]) if fam != "total" else 0,
+                             "before_ms": b, "after_ms": a, "speedup": b / a if a else None,
+                             "before_kernels": sorted(kernels["before"][fam]),
+                             "after_kernels": sorted(kernels["after"][fam]),
+                             "before_pipelines": len(engines["before"]._pipelines),
+                             "after_pipelines": len(engines["after"]._pipelines)})  # fmt: skip
+    after = gate.after().as_dict()
+    return {"ab": rows, "loads": [after], "rounds": rounds, "mode": "in-process baseline",
+            "adapter": engines["after"].ctx.name}  # fmt: skip
+
+
 def run_local(models: list[str], storages: list[str], repeats: int) -> dict:
     gate = LoadGate.check()
     rows = [profile_model(m, s, repeats) for m in models for s in storages]
@@ -164,10 +245,12 @@ def markdown(res: dict) -> str:
             lines.append(
                 f"| {r['model']} | {r['storage']} | {r['family']} | {gf:.3f} | {_f(r['before_ms'])} "
                 f"| {_f(r['after_ms'])} | {_f(bg)} | {_f(ag)} | {_f(r['speedup'])} "
-                f"| {','.join(r.get('after_kernels', [r.get('after_pipelines', '')]) or [])} |"
+                f"| {_what(r)} |"
             )
         loads = ", ".join(f"{ld['load_before'][0]:.2f}" for ld in res["loads"])
         lines.append(f"\nload (1-min) before each round: {loads}")
+        if res.get("adapter"):
+            lines.append(f"adapter: {res['adapter']}; {res['rounds']} rounds ({res.get('mode')})")
         return "\n".join(lines) + "\n"
     lines = ["| model | storage | family | GFLOP | GPU ms | GFLOP/s | kernels |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
@@ -180,6 +263,13 @@ def markdown(res: dict) -> str:
     return "\n".join(lines) + f"\n\n{res['load']}\n"
 
 
+def _what(r: dict) -> str:
+    """The kernels that ran a family after; for a total, pipelines before -> after."""
+    if r["family"] == "total":
+        return f"pipelines {r.get('before_pipelines', '?')} -> {r.get('after_pipelines', '?')}"
+    return ",".join(r.get("after_kernels", []))
+
+
 def _f(v) -> str:
     return "—" if v is None else f"{v:.3g}" if v < 100 else f"{v:.0f}"
 
@@ -190,12 +280,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--storage", default="buffer,texture")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--ab", type=Path, help="the 'before' checkout (its repository root)")
+    p.add_argument("--baseline", action="store_true", help="before/after in this process")
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--json", help="write JSON here ('-': stdout, no markdown)")
     args = p.parse_args(argv)
     storages = [s.strip() for s in args.storage.split(",") if s.strip()]
     models = [str(Path(m).resolve()) for m in args.models]
-    if args.ab:
+    if args.baseline:
+        res = run_baseline(models, storages, args.rounds)
+    elif args.ab:
         res = run_ab(models, storages, args.repeats, args.ab.resolve(), args.rounds)
     else:
         res = run_local(models, storages, args.repeats)
