@@ -105,16 +105,24 @@ def profile_model(path: str, storage: str, repeats: int, precision: str = "fp32"
 @contextmanager
 def baseline():
     """Build engines with the kernels as they were before issue 12: conv_first declines
-    every op, depthwise uses its old tile table, conv1x1 its own kernel on every class."""
+    every op, depthwise uses its old tile table, conv1x1 its own kernel on every class
+    with up to 4 slices per invocation."""
     from engine.gpu.kernels import base, tiles
 
     base._load()
     first = [k for k in base.candidates("CONV_2D") if k.name == "conv_first"]
-    saved = (dict(tiles.DEPTHWISE_TILES), dict(tiles.GEMM_TILES))
+    saved = (
+        dict(tiles.DEPTHWISE_TILES),
+        dict(tiles.GEMM_TILES),
+        dict(tiles.CONV1X1_SLICES),
+        dict(tiles.CONV_SLICES),
+    )
     for k in first:
         k.accepts = lambda op, graph: False
     tiles.DEPTHWISE_TILES.clear()
     tiles.GEMM_TILES.update(dict.fromkeys(tiles.GEMM_TILES))
+    tiles.CONV1X1_SLICES.clear()
+    tiles.CONV_SLICES.clear()
     try:
         yield
     finally:
@@ -122,6 +130,8 @@ def baseline():
             del k.accepts
         tiles.DEPTHWISE_TILES.update(saved[0])
         tiles.GEMM_TILES.update(saved[1])
+        tiles.CONV1X1_SLICES.update(saved[2])
+        tiles.CONV_SLICES.update(saved[3])
 
 
 def run_baseline(models: list[str], storages: list[str], rounds: int) -> dict:
