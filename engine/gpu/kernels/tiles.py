@@ -52,15 +52,17 @@ def first_layer_tile(adapter: str, k: int, stride: int) -> FirstTile:
 
 
 # conv1x1 (the per-invocation kernel): most output slices per invocation, per class
-# (default: conv1x1.BS). SwiftShader's Subzero compiles each pipeline at creation in
-# time that grows faster than the unrolled accumulators (8 pixels x 4 slices = 32 vec4).
-# Whole models, conv1x1 forced to <= 1 slice vs the default (<= 4), interleaved runs,
-# load 6.7-8.6 on 2 CPUs; compile = the model's conv1x1 shaders on one thread:
-#   face_detection  texture: compile 9.7 s -> 2.0 s, run 40.8 -> 36.6 ms
-#   face_landmark   texture: 7.6 s -> 1.4 s, 53.9 -> 54.8 ms; buffer 12.3 -> 2.7 s, 55.0 -> 59.7
-#   selfie_segm.    texture: 10.9 s -> 2.7 s, 146.5 -> 106.6 ms
-# (<= 2 slices: compile 3.7-5.8 s, runs within the same spread.)
-CONV1X1_SLICES = {"swiftshader": 1}
+# (default: conv1x1.BS = 4). SwiftShader's Subzero compiles each pipeline at creation
+# in time that grows faster than the unrolled accumulators (8 pixels x 4 slices = 32
+# vec4). Whole models, interleaved run() medians (16 rounds of 3), load 6.3-8.6 on 2
+# CPUs; compile = the model's conv1x1 shaders, fresh, on one thread:
+#   face_landmark texture: <= 4 slices 6.2 s / 47.9 ms; <= 2: 3.4 s / 47.8 ms;
+#                          <= 1: 0.7 s / 55.9 ms (17% slower: face_landmark is the
+#                          model nearest its target vs LiteRT)
+#   <= 1 vs <= 4, 10 rounds: face_detection texture 2.0 s vs 9.7 s, 36.6 vs 40.8 ms;
+#   selfie_segmentation texture 2.7 s vs 10.9 s, 106.6 vs 146.5 ms.
+# So 2: half the compile time at the same speed.
+CONV1X1_SLICES = {"swiftshader": 2}
 # conv2d (generic): the same cap. face_landmark's two 3x3 heads (-> 1404, -> 1),
 # texture, load 7.2: compile 2.1 s -> 0.4 s, whole-model run 107.8 -> 65.7 ms (that
 # spread is the machine's; the heads are ~1 ms of a run).
