@@ -80,3 +80,15 @@ def test_literals_round_trip_float32():
     for v in values:
         text = literal(v)
         assert ("." in text or "e" in text) and np.float32(float(text)) == v
+
+
+@pytest.mark.parametrize("tile", [(2, 1, 8), (1, 1, 2), (1, 4, 3)])
+@pytest.mark.parametrize("case", [CASES[0], CASES[2], CASES[3]], ids=str)
+def test_conv_first_tiles(monkeypatch, tile, case):
+    """Every class's tile (SwiftShader 2x1) and small slice groups (several switch cases)."""
+    from engine.gpu.kernels import tiles
+
+    monkeypatch.setitem(tiles.FIRST_TILES, tiles.adapter_class(ctx.info), tiles.FirstTile(*tile))
+    rng = np.random.default_rng(5)
+    graph = _graph(*case, rng)
+    assert_matches(graph, random_feeds(graph, rng))
