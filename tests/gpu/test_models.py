@@ -12,7 +12,7 @@ from engine.reference import Interpreter
 from tests.conftest import CORE_MODELS, model_file
 from tests.gpu.util import STORAGES, gpu_context
 
-gpu_context()
+ctx = gpu_context()
 
 PLANNERS = ("naive", "greedy", "greedy_by_size", "mincostflow", "arena")
 TEXTURE_PLANNERS = ("texture_naive", "texture_greedy", "texture_greedy_by_size")
@@ -93,6 +93,7 @@ def test_every_planner_gives_identical_outputs(name):
             assert np.array_equal(outputs[planner][key], value), f"{planner} differs on {key}"
 
 
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("name", CORE_MODELS)
 def test_core_model_fp16(name, storage, astronaut_rgb):
