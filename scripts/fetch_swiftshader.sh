@@ -14,7 +14,7 @@ set -euo pipefail
 dest="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/webgpu-ar/swiftshader}"
 mkdir -p "$dest"
 cd "$dest"
-find_icd() { find "$dest/root" -name vk_swiftshader_icd.json 2>/dev/null | head -n 1; }
+find_icd() { { find "$dest/root" -name vk_swiftshader_icd.json 2>/dev/null || true; } | head -n 1; }
 
 icd="$(find_icd)"
 if [ -z "$icd" ]; then
