@@ -45,6 +45,12 @@ def _storage(text: str) -> str:
     return kind
 
 
+def _flag(text: str) -> bool:
+    if text.strip() not in ("0", "1"):
+        raise ValueError("0 or 1")
+    return text.strip() == "1"
+
+
 def _path(text: str) -> Path:
     return Path(text).expanduser()
 
@@ -68,6 +74,8 @@ KNOBS = (
          "cache dir of webgpu-ar)"),
     Knob("ENGINE_BENCH_ONNX_PYTHON", "onnx_python", _path,
          "engine-bench: a Python with onnxruntime + tflite2onnx for the ONNX peer"),
+    Knob("ENGINE_LATENCY_CACHE", "latency_cache", _flag,
+         "engine-latency predict: 0 turns off the per-file cache of dispatch lists"),
 )  # fmt: skip
 
 
@@ -80,6 +88,7 @@ class Settings:
     compile_threads: int | None = None
     data_dir: Path | None = None
     onnx_python: Path | None = None
+    latency_cache: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.errors import ModelError
 from engine.gpu import quant_io
+from engine.gpu.adapters import adapter_class
 from engine.gpu.checks import check_storable
 from engine.gpu.kernels.base import BuildContext, Dispatch, select
 from engine.gpu.placement import Placement, TextureLimits, op_storage, place
@@ -56,6 +57,7 @@ class Target:
     storage_alignment: int = 256
     textures: TextureLimits = TextureLimits()
     workgroups: DeviceLimits = DeviceLimits()
+    adapter: str = "gpu"  # the adapter class (engine/gpu/adapters.py): tile tables key on it
 
     @classmethod
     def of(cls, ctx) -> Target:
@@ -68,6 +70,7 @@ class Target:
                 ctx.limit("max-texture-array-layers", 256),
             ),
             workgroups=DeviceLimits.from_wgpu(ctx.limits, ctx.info),
+            adapter=adapter_class(ctx.info),
         )
 
 
@@ -216,6 +219,7 @@ def compile_graph(
         textures=placement.textures,
         workgroups=options.workgroups,
         limits=target.workgroups,
+        adapter=target.adapter,
         tune_cache=tune_cache,
         tune_timer=timed if time_fn is not None else None,
         tune_method=options.tune_method,

@@ -12,29 +12,32 @@ The rule, from measurements on the CPU adapters we have (docs/benchmarks.md, "bu
 textures"): lavapipe fp16 storage-buffer reads are slow and textureLoad was 1.6-1.8x faster
 in depthwise layers (whole models 0.91-0.98 texture/buffer time), while at fp32 the two
 were within noise (1.03-1.06, flipping with machine load): buffers for fp32 (the simpler
-kind: arena plans, no texture limits), textures for fp16. GPUs get buffers until a
-measurement on one says otherwise (none was available to this project yet).
+kind: arena plans, no texture limits), textures for fp16. SwiftShader (no fp16): texture
+storage beat buffers on the face models against LiteRT's GPU engine on the same adapter
+(LiteRT time / engine time, 10 interleaved rounds, load 4.5-8: face detection 2.96 vs
+1.30, face_landmark 2.43 vs 0.92, selfie 2.89 vs 3.91), so textures there. GPUs get
+buffers until a measurement on one says otherwise (none was available to this project).
 """
 
 from __future__ import annotations
 
 from engine.config import settings
+from engine.gpu.adapters import adapter_class
 
 STORAGE_OPTIONS = ("auto", "buffer", "texture", "tune")
 KINDS = ("buffer", "texture")
 
-# (adapter class, precision) -> storage kind; adapter class from adapter_class().
+# (adapter class, precision) -> storage kind; classes: engine/gpu/adapters.py.
 RULES = {
+    ("llvmpipe", "fp32"): "buffer",
+    ("llvmpipe", "fp16"): "texture",
+    ("swiftshader", "fp32"): "texture",
+    ("swiftshader", "fp16"): "texture",  # SwiftShader has no shader-f16: for completeness
     ("cpu", "fp32"): "buffer",
     ("cpu", "fp16"): "texture",
     ("gpu", "fp32"): "buffer",
     ("gpu", "fp16"): "buffer",
 }
-
-
-def adapter_class(info: dict) -> str:
-    """ "cpu" for software adapters (lavapipe, SwiftShader, WARP), else "gpu"."""
-    return "cpu" if str(info.get("adapter_type", "")) == "CPU" else "gpu"
 
 
 def default_storage(info: dict, precision: str) -> str:

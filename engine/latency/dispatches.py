@@ -156,6 +156,7 @@ def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32"
 
 
 def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> list:
+    from engine.gpu.adapters import adapter_class
     from engine.gpu.compile import CompileOptions, Target, compile_graph
     from engine.gpu.kernels.base import BuildContext
     from engine.gpu.placement import TextureLimits
@@ -168,6 +169,13 @@ def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> lis
         storage_alignment=profile.alignment,
         textures=TextureLimits(profile.max_texture_2d, profile.max_texture_layers),
         workgroups=DeviceLimits(**limits),
+        adapter=adapter_class(
+            {
+                "device": profile.device,
+                "description": profile.driver,
+                "adapter_type": profile.adapter_type,
+            }
+        ),
     )
     storage = profile.storage.get(precision, "buffer")
     program = compile_graph(graph, CompileOptions(precision, storage), target)

@@ -117,23 +117,20 @@ def predict_file(model: str | os.PathLike, adapter: str | None = None, precision
 
 def _cache_file(path: Path, predictor, precision: str) -> Path | None:
     """Where the dispatch list of this file for this adapter, precision and engine is kept
-    (<user cache>/webgpu-ar/latency/), so a second prediction skips compiling the model;
-    None without platformdirs or with ENGINE_LATENCY_CACHE=0."""
+    (<cache root>/latency/, engine/gpu/adapter_cache.py), so a second prediction skips
+    compiling the model; None with ENGINE_LATENCY_CACHE=0."""
     import hashlib
 
+    from engine.config import settings
+    from engine.gpu.adapter_cache import cache_root
     from engine.latency.predictors.base import engine_fingerprint
 
-    if os.environ.get("ENGINE_LATENCY_CACHE", "1") == "0":
-        return None
-    try:
-        import platformdirs
-    except ImportError:
+    if not settings().latency_cache:
         return None
     key = hashlib.sha256(path.read_bytes())
     key.update(json.dumps(predictor.meta["profile"], sort_keys=True).encode())
     key.update(f"{precision}:{engine_fingerprint()}".encode())
-    root = Path(platformdirs.user_cache_dir("webgpu-ar")) / "latency"
-    return root / f"{key.hexdigest()[:24]}.json"
+    return cache_root() / "latency" / f"{key.hexdigest()[:24]}.json"
 
 
 def format_prediction(pred: Prediction, top: int = 0) -> str:

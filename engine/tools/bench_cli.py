@@ -11,12 +11,19 @@ usage: engine-bench MODEL... [--runs 100] [--warmup 10] [--precision fp32|fp16]
                     [--sync sleep|spin] [--storage auto|buffer|texture|tune]
                     [--peers litert,litert-gpu,onnx|none]
                     [--threads 1,all] [--json OUT.json] [--markdown OUT.md]
+                    [--ab-rounds 10] [--ab-block 5] [--max-load 0.5] [--require-quiet]
        engine-bench --op conv3x3|conv1x1|depthwise3x3 [--shape 128x128x32] ...
        engine-bench --workgroups MODEL... [--wg-sample 24] [--wg-runs 3] [--runs 30]
          work group policies per conv/depthwise signature and per model
          (engine/tools/bench/workgroups.py)
+Interleaved A/B (--ab-rounds, default 10): the engine and each LiteRT row again, in
+alternating rounds in this process, medians and the ratio peer / engine, init of both,
+outputs compared (engine/tools/bench/ab.py). The load average is recorded per model;
+rows of a busy machine are marked, or --require-quiet refuses to run
+(engine/tools/bench/load.py).
 Exit status: 0 all engine rows ran; 1 an engine row failed (reported in its row);
-2 bad arguments, a missing/unreadable model or no usable adapter (one line on stderr).
+2 bad arguments, a missing/unreadable model or no usable adapter (one line on stderr);
+3 --require-quiet on a busy machine.
 """
 
 from __future__ import annotations
@@ -31,7 +38,9 @@ from engine.gpu.storage_choice import STORAGE_OPTIONS
 from engine.gpu.sync import SYNC_MODES
 from engine.precision import PRECISIONS
 from engine.tools.bench import peers as peer_mod
+from engine.tools.bench.ab import ab_rows
 from engine.tools.bench.engine_runner import bench_engine, model_flops, random_feeds, time_device
+from engine.tools.bench.load import MAX_LOAD_PER_CPU, LoadGate
 from engine.tools.bench.machine import machine_info, usable_cpus
 from engine.tools.bench.report import markdown, to_json
 from engine.tools.bench.single_op import OPS, parse_shape, single_op_graph
@@ -118,6 +127,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument(
+        "--ab-rounds",
+        type=int,
+        default=10,
+        help="interleaved A/B rounds of the engine vs each LiteRT row, order alternating "
+        "(10; 0: none)",
+    )
+    p.add_argument("--ab-block", type=int, default=5, help="runs per contender per round (5)")
+    p.add_argument(
+        "--max-load",
+        type=float,
+        default=MAX_LOAD_PER_CPU,
+        help=f"1-min load per CPU above which the machine is busy ({MAX_LOAD_PER_CPU})",
+    )
+    p.add_argument(
+        "--require-quiet",
+        action="store_true",
+        help="refuse to run (exit 3) on a busy machine instead of marking the rows",
+    )
+    p.add_argument(
         "--workgroups",
         action="store_true",
         help="compare work group policies (table, heuristic, tune) per signature and model",
@@ -165,6 +193,7 @@ def bench_one(source, graph, import_ms, device_ms, args) -> dict:
     from engine.model.writer import write_tflite
 
     feeds = random_feeds(graph, args.seed)
+    gate = LoadGate.check(args.max_load)
     res = {
         "model": source.name,
         "path": source.path,
@@ -207,6 +236,10 @@ def bench_one(source, graph, import_ms, device_ms, args) -> dict:
             peer_mod.onnx_row(source, write_tflite(graph), args.runs, args.warmup, python)
         )
     eng = res["engine"]
+    if args.ab_rounds > 0 and eng.get("status") == "ok":
+        _log(f"{source.name}: interleaved A/B, {args.ab_rounds} rounds of {args.ab_block} runs")
+        res["ab"] = ab_rows(eng, res["peers"], args.ab_rounds, args.ab_block)
+    res["load"] = gate.after().as_dict()
     refs = [r for r in res["peers"] if r["backend"] == "litert-xnnpack" and "outputs" in r]
     ref = refs[0] if refs else None
     if eng.get("status") == "ok" and ref is not None:
@@ -240,6 +273,14 @@ def _main(argv: list[str] | None) -> int:
     except (EngineError, OSError) as exc:  # bad/missing model, no adapter
         print(f"engine-bench: {exc}", file=sys.stderr)
         return 2
+    gate = LoadGate.check(args.max_load)
+    if gate.busy:
+        if args.require_quiet:
+            print(f"engine-bench: machine busy ({gate.label()}); --max-load "
+                  f"{args.max_load} per CPU; not running (drop --require-quiet to mark "
+                  "the rows instead)", file=sys.stderr)  # fmt: skip
+            return 3
+        _log(f"machine busy ({gate.label()}): rows are marked 'busy'")
     machine = machine_info(ctx)
     settings = {
         "runs": args.runs,
@@ -253,6 +294,9 @@ def _main(argv: list[str] | None) -> int:
         "seed": args.seed,
         "ops": args.op or [],
         "shape": list(args.shape) if args.op else None,
+        "ab_rounds": args.ab_rounds,
+        "ab_block": args.ab_block,
+        "max_load_per_cpu": args.max_load,
     }
     results = []
     for k, (source, graph, import_ms) in enumerate(sources):

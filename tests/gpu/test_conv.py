@@ -8,7 +8,7 @@ import pytest
 from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
-gpu_context()
+ctx = gpu_context()
 
 CASES = [
     # (h, w, cin, cout, k, stride, dilation, padding, activation)
@@ -63,6 +63,7 @@ def test_fused_logistic_keeps_padded_lanes_zero(storage):
     assert_matches(run_all(graph), random_feeds(graph, rng), storage=storage)
 
 
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES[:4], ids=[str(c) for c in CASES[:4]])
 def test_conv2d_fp16(case, storage):

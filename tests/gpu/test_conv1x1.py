@@ -16,11 +16,11 @@ CASES = [
     # (b, h, w, cin, cout, padding, activation)
     (1, 9, 11, 5, 7, "SAME", "RELU"),
     (1, 16, 16, 8, 13, "VALID", "NONE"),
-    (2, 5, 3, 3, 24, "SAME", "RELU6"),
+    (2, 5, 3, 6, 24, "SAME", "RELU6"),  # C_in <= 4 goes to conv_first
     (1, 1, 1, 96, 24, "VALID", "NONE"),  # squeeze-excite style
     (1, 1, 1, 13, 1, "VALID", "TANH"),
     (1, 7, 7, 40, 9, "SAME", "RELU_N1_TO_1"),  # 10 input slices: reduction loop
-    (1, 4, 5, 1, 1, "VALID", "NONE"),
+    (1, 4, 5, 5, 1, "VALID", "NONE"),
     (1, 3, 3, 12, 12, "SAME", "NONE"),
 ]
 

@@ -13,7 +13,7 @@ from engine.reference import Interpreter
 from tests.conftest import CORE_MODELS, model_file
 from tests.gpu.util import STORAGES, gpu_context
 
-gpu_context()
+ctx = gpu_context()
 
 PLANNERS = planners_for("buffer")  # every planner of the registry, by the kinds it plans
 TEXTURE_PLANNERS = tuple(f"texture_{name}" for name in planners_for("texture"))
@@ -94,6 +94,7 @@ def test_every_planner_gives_identical_outputs(name):
             assert np.array_equal(outputs[planner][key], value), f"{planner} differs on {key}"
 
 
+@pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("name", CORE_MODELS)
 def test_core_model_fp16(name, storage, astronaut_rgb):

@@ -41,12 +41,16 @@ def test_two_vertex_cell_by_hand():
 def test_two_vertex_dispatches():
     f = static_features(build_graph(TWO, SMALL), PROFILE)
     kinds = [d.kernel for d in f["dispatch_list"]]
-    assert kinds == ["hwc_to_phwc4", "conv2d", "conv1x1", "mean", "fully_connected", "phwc4_to_hwc"]
+    # both convs have C_in <= 4: the first-layer kernel takes them (conv_first.py)
+    kinds_first = ["hwc_to_phwc4", "conv_first", "conv_first", "mean", "fully_connected"]
+    assert kinds == [*kinds_first, "phwc4_to_hwc"]
     stem = f["dispatch_list"][1]
     assert stem.flops == 2 * 256 * 27
-    # reads the 8x8x3 input (one slice: 1024 B) and its packed weights and bias (one output
-    # slice x 9 taps x one input slice of mat4x4 = 576 B, bias vec4 = 16 B); writes 1024 B
-    assert (stem.bytes_read, stem.bytes_written, stem.const_bytes) == (1024 + 592, 1024, 592)
+    # conv_first (C_in = 3) bakes its weights and bias into the WGSL as literals: it reads
+    # only the 8x8x3 input (one slice: 1024 B) and writes 8x8x4 (1024 B)
+    assert (stem.bytes_read, stem.bytes_written, stem.const_bytes) == (1024, 1024, 0)
+    proj = f["dispatch_list"][2]  # the 1x1 projection 4 -> 4, weights as literals too
+    assert (proj.bytes_read, proj.bytes_written, proj.const_bytes) == (1024, 1024, 0)
     assert f["dispatches"] == 6
 
 

@@ -20,7 +20,7 @@ from engine.tools.bench.single_op import parse_shape, single_op_graph
 from engine.tools.bench_cli import main
 from tests.conftest import ROOT, model_file
 
-FAST = ["--runs", "2", "--warmup", "1"]
+FAST = ["--runs", "2", "--warmup", "1", "--ab-rounds", "2", "--ab-block", "1"]
 
 
 def _needs_adapter():
@@ -73,6 +73,17 @@ def test_json_structure(face_report):
     if not eng["gpu_time"]["available"]:
         assert eng["gpu_time"]["reason"]
     assert "outputs" not in eng  # numpy arrays stay out of the JSON
+
+
+def test_interleaved_ab_and_load(face_report):
+    rc, doc, text, _ = face_report
+    (model,) = doc["models"]
+    assert {"cpus", "load_before", "load_after", "busy"} <= model["load"].keys()
+    rows = model["ab"]
+    assert [r["peer"] for r in rows] == ["litert-xnnpack t=1"]
+    assert rows[0]["rounds"] == 2 and rows[0]["engine_init_ms"] > 0
+    assert rows[0]["max_error"] is not None and rows[0]["max_error"] < 1e-3
+    assert "Interleaved A/B" in text and '"_run"' not in json.dumps(doc)
 
 
 def test_litert_row_and_cross_check(face_report):

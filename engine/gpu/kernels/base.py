@@ -58,6 +58,9 @@ class BuildContext:
     # (Dispatch -> ms, one run of that dispatch on the device), method and runs.
     workgroups: str = "table"
     limits: object | None = None
+    # The adapter class (engine/gpu/adapters.py: "llvmpipe", "swiftshader", "cpu", "gpu"):
+    # kernels with per-adapter tile tables read theirs by it, deterministically.
+    adapter: str = "gpu"
     tune_cache: object | None = field(default=None, compare=False)
     tune_timer: Callable[[Dispatch], float] | None = field(default=None, compare=False)
     tune_method: str = "descent"

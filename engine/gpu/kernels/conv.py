@@ -30,6 +30,7 @@ from engine.gpu.kernels.common import (
     uniform_groups,
     weight_bindings,
 )
+from engine.gpu.kernels.tiles import conv_slices
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -115,7 +116,8 @@ class Conv2D(Kernel):
         # Table: 4 pixels x 4 slices per invocation, 8x8 work groups: best of the grid
         # bx in {2,4,8} x bs in {1,2,4} x wg in {8x4, 8x8, 16x4, 32x1} measured on
         # lavapipe with /tmp benchmarks (docs/benchmarks.md, "conv kernel").
-        bx, bs = min(4, dst.w), min(4, dst.s)
+        most = conv_slices(ctx.adapter, 4)
+        bx, bs = min(4, dst.w), min(most, dst.s)
         bounds = _needs_bounds(src, dst, op, (kh, kw), (top, left))
         kind = space.split(",")[0]
 
@@ -161,7 +163,7 @@ class Conv2D(Kernel):
             (dst.w, dst.rows, first),
             "conv",
             ctx.precision_info.vec4_bytes,
-            work_shapes(WorkShape(bx, 1, bs), *CONV_WORK),
+            work_shapes(WorkShape(bx, 1, bs), *(w for w in CONV_WORK if w.z <= most)),
             (
                 ("k", f"{kh}x{kw}"),
                 ("stride", f"{op.attrs['stride_h']}x{op.attrs['stride_w']}"),

@@ -31,6 +31,8 @@ from engine.gpu.kernels.common import (
     weight_bindings,
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
+from engine.gpu.kernels.gemm import build_gemm
+from engine.gpu.kernels.tiles import conv1x1_slices, gemm_tile
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -83,6 +85,9 @@ class Conv1x1(Kernel):
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+        tile = gemm_tile(ctx.adapter, dst.rows * dst.w, src.s, dst.s)
+        if tile is not None:  # this adapter class runs 1x1 convs as a tiled GEMM
+            return build_gemm(op, graph, ctx, tile)
         w = graph.tensors[op.inputs[1]].data
         bias = optional_input(op, graph, 2)
         packed = pack_conv_weights(w).reshape(dst.s, src.s, 16)
@@ -90,7 +95,8 @@ class Conv1x1(Kernel):
         pixels = dst.rows * dst.w
         space, group = uniform_groups(dst.s, src.s * MAT4_BYTES, ctx)
         bp = min(BP, pixels)
-        bs = slice_block(group, BS)
+        most = conv1x1_slices(ctx.adapter, BS)
+        bs = slice_block(group, most)
         shared = group < dst.s
         if group < dst.s:
             group -= group % bs  # whole slice blocks per dispatch
@@ -143,7 +149,9 @@ class Conv1x1(Kernel):
         # Otherwise 4 slices per invocation first (most reuse of each input vector),
         # even when it pads the last block: the heuristic weighs that (rule IV).
         blocks = (
-            (nbs,) if shared else tuple(sorted({b for b in (4, 2, 1, nbs) if b <= n}, reverse=True))
+            (nbs,)
+            if shared
+            else tuple(sorted({b for b in (4, 2, 1, nbs) if b <= min(n, most)}, reverse=True))
         )
         sig = KernelSignature(
             self.name,

@@ -37,6 +37,7 @@ from engine.gpu.kernels.common import (
     workgroup_for,
 )
 from engine.gpu.kernels.conv import conv_padding, pack_bias
+from engine.gpu.kernels.tiles import depthwise_tile
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -107,8 +108,9 @@ class _DepthwiseBase(Kernel):
         shared = group < dst.s
         if shared:
             packed, biases = pad_groups(packed, group), pad_groups(biases, group)
+        measured = depthwise_tile(ctx.adapter, max(kh, kw), max(sh, sw)) if kh == kw else None
         if self.tiled:
-            by, bx = TILES.get((max(kh, kw), max(sh, sw)), (2, 2))
+            by, bx = measured or TILES.get((max(kh, kw), max(sh, sw)), (2, 2))
             by, bx = min(by, dst.h), min(bx, dst.w)
         else:
             by = bx = 1
@@ -175,7 +177,7 @@ class _DepthwiseBase(Kernel):
                 (dst.w, dst.rows, first),
                 "depthwise",
                 ctx.precision_info.vec4_bytes,
-                work_shapes(table.work, *DEPTHWISE_WORK),
+                work_shapes(table.work, *(() if measured else DEPTHWISE_WORK)),
                 (
                     ("k", f"{kh}x{kw}"),
                     ("stride", f"{sh}x{sw}"),

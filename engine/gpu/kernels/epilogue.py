@@ -39,13 +39,20 @@ def steps_of(op: Op) -> list[tuple]:
 
 
 def build(
-    op: Op, graph: Graph, first_binding: int, ctx: BuildContext | None = None
+    op: Op,
+    graph: Graph,
+    first_binding: int,
+    ctx: BuildContext | None = None,
+    flat: str | None = None,
 ) -> tuple[list[dict], list[Binding]]:
     """Template steps and the extra bindings (from `first_binding` on) they need.
 
-    `ctx`: where tensor operands live (textures); None: every operand is a buffer."""
+    `ctx`: where tensor operands live (textures); None: every operand is a buffer.
+    `flat`: the caller's own WGSL expression of a full-size operand's buffer index
+    (e.g. "s * P + p" with P a runtime value), instead of one with the shape as constants."""
     ctx = ctx or BuildContext()
     out = shape4(graph, op.outputs[0])
+    full = flat or f"(s * {out.rows}u + row) * {out.w}u + x"
     steps, bindings = [], []
     for kind, arg in steps_of(op):
         if kind == "act":
@@ -59,9 +66,9 @@ def build(
         guard = 0
         # flat buffer index and texture coordinates (x, row, layer)
         if operand == out:
-            index, coords = f"(s * {out.rows}u + row) * {out.w}u + x", ("x", "row")
+            index, coords = full, ("x", "row")
         elif (operand.b, operand.h, operand.w) == (out.b, out.h, out.w) and operand.c < out.c:
-            index, coords = f"(s * {out.rows}u + row) * {out.w}u + x", ("x", "row")
+            index, coords = full, ("x", "row")
             guard = operand.s  # channel-padded operand
             if kind != "add":
                 raise ValueError(f"epilogue {kind} of {tensor.name}: fewer channels only for add")

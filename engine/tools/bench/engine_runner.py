@@ -144,6 +144,9 @@ def bench_engine(
         "resident": resident_time(engine, runs),
         "gpu_time": gpu_time_per_op(engine, feeds),
         "outputs": outputs,
+        # for the interleaved A/B (engine/tools/bench/ab.py); not in the JSON
+        "_run": lambda: engine.run(feeds),
+        "init_ms": ctor_ms + first_run_ms,
     }
 
 

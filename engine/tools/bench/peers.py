@@ -131,6 +131,7 @@ def litert_rows(
         backend = "litert-xnnpack"
         log: list[str] = []
         try:
+            t_create = time.perf_counter()
             with captured_fd2() as log:
                 it = (
                     Interpreter(model_path=model.path, num_threads=n)
@@ -138,6 +139,7 @@ def litert_rows(
                     else Interpreter(model_content=model.data, num_threads=n)
                 )
                 it.allocate_tensors()
+            create_ms = (time.perf_counter() - t_create) * 1e3
             ins = {d["name"]: d for d in it.get_input_details()}
             outs = it.get_output_details()
             order = list(ins)
@@ -174,6 +176,9 @@ def litert_rows(
                 "time_ms": summarize(wall).as_dict(),
                 "cpu_ms_per_run": float(np.mean(cpu)),
                 "outputs": outputs,
+                "create_ms": create_ms,
+                "init_ms": create_ms + first_ms,
+                "_run": run,  # for the interleaved A/B (ab.py); not in the JSON
             }
         )
     return rows
@@ -237,6 +242,7 @@ def litert_gpu_row(model: ModelSource, feeds: dict, runs: int, warmup: int) -> d
             wall, cpu = time_runs(run, runs, max(0, warmup - 1))
     except Exception as exc:
         return skipped(backend, f"run failed: {type(exc).__name__}: {exc}", status="failed")
+    names = out_names or [f"output{i}" for i in range(len(first))]
     return {
         "backend": backend if fully else "litert-gpu+cpu",
         "status": "ok",
@@ -245,10 +251,10 @@ def litert_gpu_row(model: ModelSource, feeds: dict, runs: int, warmup: int) -> d
         "first_run_ms": first_ms,
         "time_ms": summarize(wall).as_dict(),
         "cpu_ms_per_run": float(np.mean(cpu)),
+        "init_ms": create_ms + first_ms,
+        "_run": lambda: dict(zip(names, run(), strict=False)),  # for ab.py; not in the JSON
         "note": "" if fully else "not fully accelerated: some ops on CPU",
-        "outputs": dict(
-            zip(out_names or [f"output{i}" for i in range(len(first))], first, strict=False)
-        ),
+        "outputs": dict(zip(names, first, strict=False)),
     }
 
 

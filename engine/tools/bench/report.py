@@ -61,6 +61,8 @@ def latency_rows(results: list[dict]) -> list[list[str]]:
                 note = f"{n} op(s) on CPU fallback" if n else "all ops on GPU"
             else:
                 ops, note = DASH, row.get("note", "")
+            if res.get("load", {}).get("busy"):
+                note = f"{note}; busy (load {res['load']['load_before'][0]:.2f})".lstrip("; ")
             rows.append(
                 [
                     res["model"],
@@ -203,6 +205,28 @@ def run_rows(results: list[dict]) -> list[list[str]]:
     return rows
 
 
+AB_HEADER = ["model", "peer", "engine median ms", "peer median ms", "peer / engine",
+             "per round (min / median / max)", "engine init ms", "peer init ms",
+             "max err vs engine", "load"]  # fmt: skip
+
+
+def ab_table(results: list[dict]) -> list[list[str]]:
+    rows = []
+    for res in results:
+        load = res.get("load", {})
+        state = (f"{load['load_before'][0]:.2f}" + (" busy" if load.get("busy") else "")
+                 if load else DASH)  # fmt: skip
+        for r in res.get("ab", []):
+            lo, mid, hi = r["ratio_rounds"]
+            err = r["max_error"]
+            rows.append([res["model"], r["peer"], _ms(r["engine_median_ms"]),
+                         _ms(r["peer_median_ms"]), f"{r['ratio']:.2f}",
+                         f"{lo:.2f} / {mid:.2f} / {hi:.2f}", _ms(r["engine_init_ms"]),
+                         _ms(r["peer_init_ms"]), f"{err:.2e}" if err is not None else DASH,
+                         state])  # fmt: skip
+    return rows
+
+
 def markdown(results: list[dict], machine: dict, settings: dict) -> str:
     """The whole report as markdown; the first table is the one printed by default."""
     v = machine.get("versions", {})
@@ -217,6 +241,16 @@ def markdown(results: list[dict], machine: dict, settings: dict) -> str:
         "",
         *_table(LATENCY_HEADER, latency_rows(results)),
     ]
+    ab = ab_table(results)
+    if ab:
+        lines += ["", "Interleaved A/B (same process, alternating rounds; ratio = peer / engine "
+                  "median, > 1: the engine is faster):", "", *_table(AB_HEADER, ab)]  # fmt: skip
+        loads = [res["load"] for res in results if "load" in res]
+        if loads:
+            lines.append("")
+            lines.append("load (1-min, before -> after each model): " + ", ".join(
+                f"{ld['load_before'][0]:.2f} -> {ld['load_after'][0]:.2f}" for ld in loads)
+                + f" on {loads[0]['cpus']} CPUs")  # fmt: skip
     init, notes = init_rows(results)
     if init:
         lines += ["", "Init (ms):", "", *_table(INIT_HEADER, init)]
@@ -260,7 +294,7 @@ def markdown(results: list[dict], machine: dict, settings: dict) -> str:
 
 def _plain(obj):
     if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items() if k != "outputs"}
+        return {k: _plain(v) for k, v in obj.items() if k != "outputs" and not k.startswith("_")}
     if isinstance(obj, list | tuple):
         return [_plain(v) for v in obj]
     if isinstance(obj, np.generic):

@@ -1,0 +1,150 @@
+"""Per-adapter-class tile tables of the conv family, chosen from adapter facts only.
+
+An adapter class is read from wgpu's adapter info (engine/gpu/adapters.py; no timing, so
+the same adapter always gets the same kernels): "swiftshader" (Google's CPU Vulkan, Subzero JIT: SSE,
+4 invocations per SIMD group, a weak register allocator: small blocks win), "llvmpipe"
+(Mesa lavapipe: LLVM, 8 lanes with AVX2: larger blocks win), "gpu" (anything else).
+The tables hold the measured best per class; the provenance of each is written
+next to it (docs/benchmarks.md, "Kernels", has the runs). An environment override
+is deliberately absent: benchmarks compare classes by pointing VK_ICD_FILENAMES at
+another driver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.gpu.adapters import CLASSES, adapter_class  # noqa: F401  (the one definition)
+
+
+@dataclass(frozen=True)
+class FirstTile:
+    """conv_first: a BY x BX output block x `slices` output slices per invocation."""
+
+    by: int
+    bx: int
+    slices: int
+
+
+# Measured (single-op A/B, 5 interleaved rounds, load 3 on 2 CPUs) on the first layers
+# of face_detection (128x128x3, 5x5 s2 -> 24) and face_landmark (192x192x3, 3x3 s2 -> 16),
+# BY x BX in {1,2,4} x {1,2,4}, all slices per invocation:
+#   SwiftShader: 2x2 2.1-4.4 ms / 2.5 ms; 1x1 4.2-7.1 / 2.3; 4x1 8.2 / 2.6 (generic
+#   conv: 57.5 ms on face detection); slices 2 per invocation 9.5 ms;
+#   lavapipe: 2x2 0.74 / 0.55 ms; 1x4 0.71 / 0.54; 2x1 0.77 / 0.73 (generic 1.44 / 1.00).
+# 2x2 is within noise of the best on both; real GPUs: untested, the same.
+# SwiftShader compiles the unrolled block at pipeline creation: whole face_detection,
+# texture, 16 interleaved rounds, load 6.9: 2x2 compile 2.6 s / run 29.6 ms, 2x1 (BY 2,
+# BX 1) 0.9 s / 30.2 ms, 1x1 0.4 s / 34.7 ms -> 2x1 there.
+FIRST_TILES = {"swiftshader": FirstTile(2, 1, 8)}
+FIRST_TILE = FirstTile(2, 2, 8)
+
+
+def first_layer_tile(adapter: str, k: int, stride: int) -> FirstTile:
+    """The conv_first tile for a k x k, `stride` layer on `adapter`."""
+    return FIRST_TILES.get(adapter, FIRST_TILE)
+
+
+# conv1x1 (the per-invocation kernel): most output slices per invocation, per class
+# (default: conv1x1.BS = 4). SwiftShader's Subzero compiles each pipeline at creation
+# in time that grows faster than the unrolled accumulators (8 pixels x 4 slices = 32
+# vec4). Whole models, interleaved run() medians (16 rounds of 3), load 6.3-8.6 on 2
+# CPUs; compile = the model's conv1x1 shaders, fresh, on one thread:
+#   face_landmark texture: <= 4 slices 6.2 s / 47.9 ms; <= 2: 3.4 s / 47.8 ms;
+#                          <= 1: 0.7 s / 55.9 ms (17% slower: face_landmark is the
+#                          model nearest its target vs LiteRT)
+#   <= 1 vs <= 4, 10 rounds: face_detection texture 2.0 s vs 9.7 s, 36.6 vs 40.8 ms;
+#   selfie_segmentation texture 2.7 s vs 10.9 s, 106.6 vs 146.5 ms.
+# So 2: half the compile time at the same speed.
+CONV1X1_SLICES = {"swiftshader": 2}
+# conv2d (generic): the same cap. face_landmark's two 3x3 heads (-> 1404, -> 1),
+# texture, load 7.2: compile 2.1 s -> 0.4 s, whole-model run 107.8 -> 65.7 ms (that
+# spread is the machine's; the heads are ~1 ms of a run).
+CONV_SLICES = {"swiftshader": 1}
+
+
+def conv1x1_slices(adapter: str, default: int) -> int:
+    """Most output slices per conv1x1 invocation on `adapter`."""
+    return CONV1X1_SLICES.get(adapter, default)
+
+
+def conv_slices(adapter: str, default: int) -> int:
+    """Most output slices per generic conv2d invocation on `adapter`."""
+    return CONV_SLICES.get(adapter, default)
+
+
+@dataclass(frozen=True)
+class GemmTile:
+    """gemm1x1: WG invocations x BP pixels x BS output slices per work group; shared_k:
+    source slices of weights staged in workgroup memory per step (0: none); uniform:
+    weights in a uniform block when they fit one binding (else storage)."""
+
+    wg: int
+    bp: int
+    bs: int
+    shared_k: int = 0
+    uniform: bool = True
+    dims: bool = False  # geometry from a uniform, weights from storage: one shared pipeline
+
+
+# None: conv1x1's per-invocation kernel (8 pixels x 4 slices, gid-indexed) instead.
+# Measured (interleaved, load 1.6-2.6 on 2 CPUs), GEMM tiles (WG, BP, BS) vs conv1x1:
+#   lavapipe, single layers: 96x96x16->16 conv1x1 0.52 ms, (32,8,4) 0.51, (16,8,4) 0.53,
+#   (64,4,4) 0.61; 24x24x64->64 0.36 vs (16,8,4) 0.37, (64,4,4) 0.61; weights staged in
+#   workgroup memory (shared_k 4) 1.78 vs 0.41 on 32x32x64->64 (CPU "shared" memory is
+#   plain memory plus barriers); storage instead of uniform weights 0.61 vs 0.41.
+#   SwiftShader, face_landmark's 1x1 layers (texture): conv1x1 19.7 ms, (16,8,4) 29.0,
+#   (64,4,4) 34.7, shared pipeline (16,8,4,dims) 27.1 (30 pipelines instead of 36).
+# So both CPU classes keep conv1x1. Real GPUs (no GPU in these sessions: not measured):
+# the textbook tile, weights staged in workgroup memory.
+GEMM_TILES: dict[str, GemmTile | None] = {
+    "llvmpipe": None,
+    "swiftshader": None,
+    "cpu": None,  # other software adapters: as the measured CPU classes
+    "gpu": GemmTile(64, 4, 4, shared_k=4),
+}
+MIN_GROUPS = 16  # work groups to keep every CPU thread busy (conv1x1.py: MIN_GROUPS)
+
+
+def gemm_tile(adapter: str, pixels: int, src_s: int, dst_s: int) -> GemmTile | None:
+    """The class's tile (None: use conv1x1's own kernel), shrunk for small layers: no
+    more pixels per group than the layer has, and (halving WG, then BP) at least
+    MIN_GROUPS groups where possible."""
+    t = GEMM_TILES.get(adapter, GEMM_TILES["gpu"])
+    if t is None:
+        return None
+    if t.dims:  # a shared pipeline: two variants at most (small layers: 8-wide groups)
+        return (
+            t if pixels >= 4 * t.wg * t.bp else GemmTile(8, t.bp, t.bs, t.shared_k, t.uniform, True)
+        )
+    wg, bp, bs = t.wg, t.bp, min(t.bs, dst_s)
+    while wg * bp >= 2 * pixels and wg > 8:
+        wg //= 2
+    while wg * bp >= 2 * pixels and bp > 1:
+        bp //= 2
+    groups = lambda: -(-pixels // (wg * bp)) * -(-dst_s // bs)  # noqa: E731
+    while groups() < MIN_GROUPS and (wg > 16 or bp > 1):
+        if wg > 16:
+            wg //= 2
+        else:
+            bp //= 2
+    return GemmTile(wg, bp, bs, min(t.shared_k, src_s), t.uniform, t.dims)
+
+
+# depthwise_tiled: (adapter class, kernel size, stride) -> (BY, BX) output block per
+# invocation, the only work shape offered to the work group selector for that class
+# (others: depthwise.TILES and the selector's full set, as before). Measured 3x3 s1,
+# 7 interleaved rounds, load 2.5-2.9 on 2 CPUs, GFLOP/s buffer / texture:
+#   SwiftShader 96x96x16: 4x4 1.37 / 1.70, 4x2 (old table, via the heuristic) 1.05 /
+#   1.45, 8x4 2.11 / 1.52, 2x2 0.77 / 1.19, 1x1 0.32 / 0.50; stride 2: all within 10%.
+#   lavapipe 96x96x16: 4x4 4.55 / 4.30, old 4.00 / 3.71; 24x24x64: 4x4 2.77 / 2.73,
+#   old 2.51 / 2.84.
+DEPTHWISE_TILES: dict[tuple[str, int, int], tuple[int, int]] = {
+    ("swiftshader", 3, 1): (4, 4),
+    ("llvmpipe", 3, 1): (4, 4),
+}
+
+
+def depthwise_tile(adapter: str, k: int, stride: int) -> tuple[int, int] | None:
+    """(BY, BX) for a k x k depthwise layer of `stride` on `adapter`, or None."""
+    return DEPTHWISE_TILES.get((adapter, k, stride))

@@ -1,0 +1,52 @@
+"""Per-adapter-class tiles: the class from adapter facts, the tables' shapes, and the
+kernels under every class's entries (forced on this adapter) vs the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.gpu.kernels import tiles
+from engine.gpu.kernels.base import BuildContext, select
+from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
+from tests.reference.single_op import random_feeds, single_op_graph
+
+ctx = gpu_context()
+CLASS = tiles.adapter_class(ctx.info)
+
+
+@pytest.mark.parametrize(
+    "info, expected",
+    [
+        ({"vendor": "SwiftShader driver", "device": "SwiftShader Device (Subzero)"}, "swiftshader"),
+        ({"vendor": "Mesa", "device": "llvmpipe (LLVM 15.0.6, 256 bits)"}, "llvmpipe"),
+        ({"vendor": "NVIDIA", "device": "NVIDIA H100", "adapter_type": "DiscreteGPU"}, "gpu"),
+        ({}, "gpu"),
+    ],
+)
+def test_adapter_class(info, expected):
+    assert tiles.adapter_class(info) == expected
+
+
+def test_gemm_tile_shrinks_for_small_layers_and_none_keeps_conv1x1():
+    big = tiles.gemm_tile("gpu", 96 * 96, 4, 4)
+    small = tiles.gemm_tile("gpu", 9, 32, 32)
+    assert big.wg * big.bp > small.wg * small.bp and small.wg * small.bp < 2 * 9 * 2
+    assert tiles.gemm_tile("llvmpipe", 1024, 8, 8) is None  # measured: conv1x1 wins
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize("cin,cout,k", [(8, 13, 1), (40, 9, 1), (6, 11, 3), (32, 20, 3)])
+def test_one_slice_per_invocation(monkeypatch, cin, cout, k, storage):
+    """Output-slice caps per invocation (SwiftShader: conv2d 1, conv1x1 2), forced here
+    at 1 for both."""
+    monkeypatch.setitem(tiles.CONV1X1_SLICES, CLASS, 1)
+    monkeypatch.setitem(tiles.CONV_SLICES, CLASS, 1)
+    rng = np.random.default_rng(cin * cout)
+    weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
+    bias = rng.standard_normal(cout).astype(np.float32)
+    graph = single_op_graph("CONV_2D", [(1, 7, 9, cin), weights, bias], conv_attrs(act="RELU"))
+    assert_matches(graph, random_feeds(graph, rng), storage=storage)
+    op = graph.ops[0]
+    built = select(op, graph).build(op, graph, BuildContext(adapter=CLASS))
+    assert all("acc1_0" not in d.source and "a1_0" not in d.source for d in built)
