@@ -23,6 +23,7 @@ plan (shaders/engine/tensor.wgsl), the engine binds its layers as a view of thei
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from engine.memory.arena import arena
@@ -56,14 +57,16 @@ def _object_extent(left: list[TensorUsage]) -> tuple[int, int]:
     and a multiple of some tensor's width (height), so its tiles fill a layer (DeepLab's
     129 and 33 wide tensors: 132); of these the one where the tensors left fold into the
     fewest texels, ties to the smaller layer."""
-    width, height = max(r.extent[0] for r in left), max(r.extent[1] for r in left)
-    widths = {-(-width // r.extent[0]) * r.extent[0] for r in left}
-    heights = {-(-height // r.extent[1]) * r.extent[1] for r in left}
+    extents = Counter(r.extent for r in left)
+    width, height = max(e[0] for e in extents), max(e[1] for e in extents)
+    widths = {-(-width // e[0]) * e[0] for e in extents}
+    heights = {-(-height // e[1]) * e[1] for e in extents}
     candidates = [(w, h) for w in widths for h in heights if max(w, h) <= MAX_DIMENSION]
-    return min(
-        candidates,
-        key=lambda e: (sum(_folded_volume(r.extent, *e) for r in left), e[0] * e[1], e),
-    )
+
+    def texels(size: tuple[int, int]) -> int:
+        return sum(n * _folded_volume(e, *size) for e, n in extents.items())
+
+    return min(candidates, key=lambda size: (texels(size), size[0] * size[1], size))
 
 
 def _members(left: list[TensorUsage], slack: float) -> tuple[int, int, list[TensorUsage]]:
@@ -80,7 +83,16 @@ def _members(left: list[TensorUsage], slack: float) -> tuple[int, int, list[Tens
     return width, height, fits
 
 
-def _plan(records: Sequence[TensorUsage], slack: float, texel: int) -> TexturePlan:
+def _layer_arena(in_layers: list[TensorUsage], memo: dict) -> dict[int, int]:
+    """Layer offsets of one group (arena.py in units of a layer), memoised: slacks often
+    form the same groups."""
+    key = tuple(in_layers)
+    if key not in memo:
+        memo[key] = arena(in_layers, alignment=1).offsets
+    return memo[key]
+
+
+def _plan(records: Sequence[TensorUsage], slack: float, texel: int, memo: dict) -> TexturePlan:
     extents: list[Extent] = []
     assignment: dict[int, int] = {}
     layers: dict[int, int] = {}
@@ -91,7 +103,7 @@ def _plan(records: Sequence[TensorUsage], slack: float, texel: int) -> TexturePl
         folds = {r.tensor: tiles_in(r.extent, width, height) for r in group}
         counts = {r.tensor: footprint(r.extent, folds[r.tensor])[3] for r in group}
         in_layers = [TensorUsage(r.tensor, counts[r.tensor], r.first, r.last) for r in group]
-        offsets = arena(in_layers, alignment=1).offsets
+        offsets = _layer_arena(in_layers, memo)
         base = min(offsets.values())  # one tensor at layer 0: every group keeps one
         offsets = {t: o - base for t, o in offsets.items()}
         cap = max(MAX_LAYERS, *counts.values())
@@ -109,5 +121,6 @@ def _plan(records: Sequence[TensorUsage], slack: float, texel: int) -> TexturePl
 def texture_arena(records: Sequence[TensorUsage]) -> TexturePlan:
     """Folded tensors in whole layers of shared textures, the layers planned as an arena."""
     texel = texel_bytes(records)
-    plans = [_plan(records, slack, texel) for slack in SLACKS]
+    memo: dict = {}
+    plans = [_plan(records, slack, texel, memo) for slack in SLACKS]
     return min(plans, key=lambda p: (p.total_bytes, p.objects))
