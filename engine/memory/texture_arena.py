@@ -35,8 +35,10 @@ from engine.memory.texture import texel_bytes
 # has at least these), so the same plan runs on every device.
 MAX_LAYERS = 256
 MAX_DIMENSION = 8192
-# Waste a tensor may bring into a group; from selfie_segmentation, face detection and
-# face_landmark at fp16 (docs/memory.md): the best slack differs per model (1.25-inf).
+# Waste a tensor may bring into a group. The best differs per model (fetched models and
+# shaped graphs, every intermediate a texture): 1 for face detection (1.61x the bound at
+# 1, 2.11x at inf), 1.25 palm detection, 1.5 pose detection, 4 selfie segmentation and
+# pose landmarks, inf (one object) for face_landmark, hands, MobileNet, DeepLab.
 SLACKS = (1.0, 1.25, 1.5, 2.0, 4.0, float("inf"))
 
 
