@@ -39,7 +39,8 @@ TUNE_METHODS = ("descent", "exhaustive")
 # Default work group policy: rules I-V, no timing (docs/workgroups.md, "Measured": on
 # lavapipe as fast as or faster than the kernels' fixed sizes, "table", on the core models).
 DEFAULT_WORKGROUPS = "heuristic"
-# (transformed graph, texture tensors) -> a function timing one of its dispatches, in ms
+# (transformed graph, texture tensors, their tiles: BuildContext.texture_tiles) -> a function
+# timing one of its dispatches, in ms
 TimerFactory = Callable[
     [Graph, frozenset[int], Mapping[int, tuple[int, int, int, int]]], Callable[[Dispatch], float]
 ]

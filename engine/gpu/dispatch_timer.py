@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 
 from engine.errors import DeviceError
 from engine.gpu.device import GpuContext, create_compute_pipeline
@@ -28,7 +29,8 @@ from engine.precision import Precision
 
 class DispatchTimer:
     def __init__(self, ctx: GpuContext, graph: Graph, precision: Precision,
-                 textures: frozenset[int] = frozenset(), tiles=None):  # fmt: skip
+                 textures: frozenset[int] = frozenset(),
+                 tiles: Mapping[int, tuple[int, int, int, int]] | None = None):  # fmt: skip
         self.ctx, self.device, self.graph = ctx, ctx.device, graph
         self.precision, self.textures, self.tiles = precision, textures, tiles or {}
         self.pipelines: dict[str, object] = {}  # None: the shader does not compile

@@ -230,7 +230,7 @@ class Engine:
         d = replace(d, source=for_storage(d.source, self.program.arena))
         return self._timer.time(d, repeat)
 
-    def _make_timer(self, graph: Graph, textures: frozenset[int], tiles=None):
+    def _make_timer(self, graph: Graph, textures: frozenset[int], tiles: dict | None = None):
         """The tuner's clock for the graph being compiled (compile.TimerFactory)."""
         prec = precision_of(self.precision)
         self._timer = DispatchTimer(self.ctx, graph, prec, textures, tiles)

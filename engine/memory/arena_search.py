@@ -6,7 +6,7 @@ may not share a byte; minimise the arena, max(o_i + size_i). NP-hard in general;
 inference graphs (chains, skips, few tensors alive at once) a depth-first search finds
 plans at the lower bound in about one node per tensor.
 
-`fits(records, A, H)`, a decision search in time order:
+The decision (`_Decision.run(H)`), a search in time order:
 - tensors by first op (ties: larger first); tensor i only has to avoid the tensors
   placed before it that are still alive at its first op (later ones avoid it), so
   its choices are the aligned offsets in the gaps they leave below H;
@@ -19,7 +19,7 @@ plans at the lower bound in about one node per tensor.
 
 `search(records, A, start)`: the best plan below the heuristic's `start` bytes:
 - H = the aligned lower bound first (no plan is smaller: when it fits, it is optimal);
-- then bisect H between the bound and the best plan found, one `fits` per step;
+- then bisect H between the bound and the best plan found, one decision per step;
 - every step has its own node budget; node counts, never clocks, so the same records
   give the same plan on every machine.
 """
@@ -31,10 +31,11 @@ from collections.abc import Iterator, Sequence
 from engine.memory.records import TensorUsage
 
 # Nodes per decision search, and decision searches after the first one (at the bound).
-# At alignment 256 the 14 MediaPipe models place a plan at the bound in <= 97 nodes
-# (fp32 and fp16), MobileNetV1/V2 and the DeepLabV3 graphs of engine/tools/memory_graphs.py
-# in <= ... (docs/memory.md); a node costs 5-15 us of CPython, so the worst case (every
-# decision runs out) is ~0.3 s.
+# At alignment 256 the 14 MediaPipe models place a plan at the bound in <= 96 nodes
+# (fp32 and fp16, about one per tensor), as do MobileNetV1/V2 and DeepLabV3 at output
+# stride 16 (engine/tools/memory_graphs.py); DeepLabV3 at stride 8, whose aligned bound
+# is out of reach, ends at 1.0001x after 4309 (docs/memory.md). A node costs 5-15 us of
+# CPython, so the worst case (every decision runs out) is ~0.3 s.
 BUDGET = 4000
 BISECTIONS = 5
 
@@ -58,7 +59,7 @@ def aligned_lower_bound(records: Sequence[TensorUsage], alignment: int) -> int:
 
 
 class _Decision:
-    """One `fits` search; items in time order, `before[k]`: earlier items alive with k."""
+    """One decision search; items in time order, `before[k]`: earlier items alive with k."""
 
     def __init__(self, records: Sequence[TensorUsage], alignment: int):
         key = lambda r: (r.first, -r.size, r.tensor)  # noqa: E731
