@@ -20,7 +20,7 @@ turns a Program into GPU objects.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from engine.errors import ModelError
@@ -29,7 +29,7 @@ from engine.gpu.adapters import adapter_class
 from engine.gpu.checks import check_storable
 from engine.gpu.kernels.base import BuildContext, Dispatch, select
 from engine.gpu.placement import Placement, TextureLimits, op_storage, place
-from engine.gpu.storage import StoragePlan, plan_storage
+from engine.gpu.storage import StoragePlan, plan_storage, texture_tiles
 from engine.gpu.workgroups import DeviceLimits
 from engine.memory import ArenaPlan
 from engine.memory import planner as registry_planner
@@ -45,8 +45,11 @@ TUNE_METHODS = ("descent", "exhaustive")
 # Default work group policy: rules I-V, no timing (docs/workgroups.md, "Measured": on
 # lavapipe as fast as or faster than the kernels' fixed sizes, "table", on the core models).
 DEFAULT_WORKGROUPS = "heuristic"
-# (transformed graph, texture tensors) -> a function timing one of its dispatches, in ms
-TimerFactory = Callable[[Graph, frozenset[int]], Callable[[Dispatch], float]]
+# (transformed graph, texture tensors, their tiles: BuildContext.texture_tiles) -> a function
+# timing one of its dispatches, in ms
+TimerFactory = Callable[
+    [Graph, frozenset[int], Mapping[int, tuple[int, int, int, int]]], Callable[[Dispatch], float]
+]
 
 
 @dataclass(frozen=True)
@@ -177,8 +180,8 @@ def compile_graph(
 ) -> Program:
     """The Program of `graph` (see the module docstring); ModelError when an op has
     neither a GPU nor a CPU kernel or its kernel rejects it. With work groups "tune",
-    `timer(graph, textures)` gives the function that times one dispatch of the
-    transformed graph on the device; `tune_cache` remembers the choices. `input_shapes`
+    `timer(graph, textures, texture_tiles)` gives the function that times one dispatch of
+    the transformed graph on the device; `tune_cache` remembers the choices. `input_shapes`
     fixes the inputs' dynamic (-1) dimensions (engine/transforms/resize_inputs.py)."""
     clock: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -205,7 +208,9 @@ def compile_graph(
     t0 = time.perf_counter()
     choices: list = []
     tune_ms = [0.0]
-    time_fn = timer(g, placement.textures) if (options.workgroups == "tune" and timer) else None
+    tiles = texture_tiles(g, plans.textures)
+    tune = options.workgroups == "tune" and timer
+    time_fn = timer(g, placement.textures, tiles) if tune else None
 
     def timed(d: Dispatch) -> float:
         t = time.perf_counter()
@@ -217,6 +222,7 @@ def compile_graph(
         precision=options.precision,
         max_uniform_bytes=target.max_uniform_bytes,
         textures=placement.textures,
+        texture_tiles=tiles,
         workgroups=options.workgroups,
         limits=target.workgroups,
         adapter=target.adapter,

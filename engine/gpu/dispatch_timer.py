@@ -1,7 +1,8 @@
 """Timing one dispatch alone on the device: the work group tuner's clock and the benchmarks'.
 
-`DispatchTimer(ctx, graph, precision, textures).time(d, repeat)` runs Dispatch `d` on
-scratch tensors of the right shape and kind (kept for reuse) and returns its ms: GPU
+`DispatchTimer(ctx, graph, precision, textures, tiles).time(d, repeat)` runs Dispatch `d`
+on scratch tensors of the right shape and kind (kept for reuse; `tiles`: the folded
+texture tensors, BuildContext.texture_tiles) and returns its ms: GPU
 timestamps (a compute pass of its own, as in profile()) when the device has them, else
 wall clock around submit and wait. inf when its shader does not compile. repeat > 1:
 that many dispatches back to back in the pass, and the mean (a small kernel's time then
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 
 from engine.errors import DeviceError
 from engine.gpu.device import GpuContext, create_compute_pipeline
@@ -20,15 +22,17 @@ from engine.gpu.resources import constant_buffer, resource
 from engine.gpu.storage import TextureView, View
 from engine.gpu.sync import Fence
 from engine.gpu.timestamps import PassTimer
+from engine.memory.plan import footprint
 from engine.model.ir import Graph
 from engine.precision import Precision
 
 
 class DispatchTimer:
     def __init__(self, ctx: GpuContext, graph: Graph, precision: Precision,
-                 textures: frozenset[int] = frozenset()):  # fmt: skip
+                 textures: frozenset[int] = frozenset(),
+                 tiles: Mapping[int, tuple[int, int, int, int]] | None = None):  # fmt: skip
         self.ctx, self.device, self.graph = ctx, ctx.device, graph
-        self.precision, self.textures = precision, textures
+        self.precision, self.textures, self.tiles = precision, textures, tiles or {}
         self.pipelines: dict[str, object] = {}  # None: the shader does not compile
         self.tensors: dict[int, View | TextureView] = {}
         self.consts: dict[tuple, tuple] = {}
@@ -91,13 +95,15 @@ class DispatchTimer:
         if b.tensor not in self.tensors:
             s4 = shape4(self.graph, b.tensor)
             if b.tensor in self.textures:
+                extent, tiles = (s4.w, s4.rows, s4.s), self.tiles.get(b.tensor, (1, 1))[:2]
+                w, h, _, layers = footprint(extent, tiles)
                 texture = self.device.create_texture(
-                    size=(s4.w, s4.rows, s4.s),
+                    size=(w, h, layers),
                     format=self.precision.texture_format,
                     usage=wgpu.TextureUsage.STORAGE_BINDING | wgpu.TextureUsage.TEXTURE_BINDING,
                 )
                 view = texture.create_view(dimension="2d-array")
-                self.tensors[b.tensor] = TextureView(texture, view, (s4.w, s4.rows, s4.s))
+                self.tensors[b.tensor] = TextureView(texture, view, extent, 0, tiles)
             else:
                 size = max(16, s4.vec4_count * self.precision.vec4_bytes)
                 buf = self.device.create_buffer(size=size, usage=wgpu.BufferUsage.STORAGE)

@@ -47,7 +47,7 @@ from engine.gpu.io import GraphIO, read_phwc4
 from engine.gpu.kernels.base import Dispatch
 from engine.gpu.resources import Resources
 from engine.gpu.runtime import DispatchTime, RunStats, Runtime
-from engine.gpu.storage import fill_texture
+from engine.gpu.storage import fill_texture, texture_tiles
 from engine.gpu.storage_choice import STORAGE_OPTIONS, resolve_storage
 from engine.gpu.sync import SYNC_MODES, check_sync
 from engine.model.importer import load_tflite
@@ -254,13 +254,15 @@ class Engine:
         """One run of `d` (a dispatch of this engine's graph, as its kernels build it) alone
         on scratch tensors, in ms (dispatch_timer.py)."""
         if self._timer is None:
-            self._make_timer(self.program.graph, self.program.textures)
+            tiles = texture_tiles(self.program.graph, self.program.plans.textures)
+            self._make_timer(self.program.graph, self.program.textures, tiles)
         d = replace(d, source=for_storage(d.source, self.program.arena))
         return self._timer.time(d, repeat)
 
-    def _make_timer(self, graph: Graph, textures: frozenset[int]):
+    def _make_timer(self, graph: Graph, textures: frozenset[int], tiles: dict | None = None):
         """The tuner's clock for the graph being compiled (compile.TimerFactory)."""
-        self._timer = DispatchTimer(self.ctx, graph, precision_of(self.precision), textures)
+        prec = precision_of(self.precision)
+        self._timer = DispatchTimer(self.ctx, graph, prec, textures, tiles)
         return self._timer.time
 
     def _debug_report(self) -> None:

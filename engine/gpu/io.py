@@ -17,7 +17,7 @@ from engine.gpu.codegen import render
 from engine.gpu.compile import for_storage
 from engine.gpu.kernels.base import Shape4, ceil_div, shape4
 from engine.gpu.resources import Prepared, Resources
-from engine.gpu.storage import View, read_texels, write_texels
+from engine.gpu.storage import View, read_texels, write_tensor_texels
 from engine.model.ir import Graph
 
 
@@ -140,7 +140,7 @@ def write_tensor(res: Resources, t: int, value: np.ndarray) -> None:
     hwc[:, :, : s4.c] = np.asarray(value).reshape(s4.rows, s4.w, s4.c)
     phwc4 = np.ascontiguousarray(hwc.reshape(s4.rows, s4.w, s4.s, 4).transpose(2, 0, 1, 3))
     if t in res.textures:
-        write_texels(res.device, res.textures[t].texture, phwc4)
+        write_tensor_texels(res.device, res.textures[t], phwc4)
         return
     view = res.buffers[t]
     res.device.queue.write_buffer(view.buffer, view.offset, phwc4)

@@ -8,10 +8,13 @@ Two storage kinds (engine/gpu/placement.py decides which tensor gets which):
   at creation: wgpu tracks lazy zero-initialisation per range, and shader writes
   into never-initialised ranges at non-zero offsets were seen lost.
 - textures: intermediates placed in textures follow a texture plan (the texture
-  strategy of a planner in engine/memory/registry.py, by default the smallest): one 2-D array texture per shared object, extent the
-  max of its tensors' (W, B*H, slices), format rgba32float (fp32) or
-  rgba16float (fp16); every texture tensor is a `TextureView` (the object, its
-  2d-array view, the tensor's own extent). Textures are zero-filled at creation.
+  strategy of a planner in engine/memory/registry.py, by default the smallest): one 2-D
+  array texture per shared object, format rgba32float (fp32) or rgba16float (fp16);
+  every texture tensor is a `TextureView`: the object, a 2d-array view of the layers
+  the plan gives the tensor (so tensors in other layers of the object may be bound in
+  the same dispatch), the tensor's own extent (W, B*H, slices) and its tiles (slices
+  side by side per layer, engine/memory/plan.py; `texture_tiles()` tells the kernels).
+  Textures are zero-filled at creation.
 
 The plans: `plan_storage()` gives the buffer plan, the texture plan (None when no
 tensor is a texture) and `memory`, their combined figures as one PlanStats
@@ -38,6 +41,7 @@ from engine.memory import (
     usage_records,
 )
 from engine.memory import planner as registry_planner
+from engine.memory.plan import footprint
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_bytes, texture_extent
 from engine.precision import Precision
@@ -52,11 +56,20 @@ class View:
 
 @dataclass(frozen=True)
 class TextureView:
-    """A tensor in a (shared) 2-D array texture: layer s, texel (x, row)."""
+    """A tensor in a (shared) 2-D array texture: slice s at layer `layer` + s / (a * b) of
+    the object, texel (x + W * (s % a), row + B*H * (s / a % b)) for tiles (a, b)."""
 
     texture: object
-    view: object  # dimension "2d-array", every layer of the object
+    view: object  # dimension "2d-array", the object's layers [layer, layer + layers)
     extent: tuple[int, int, int]  # the tensor's own (W, B*H, slices)
+    layer: int = 0  # first layer of the object
+    tiles: tuple[int, int] = (1, 1)  # slices side by side (across, down) per layer
+
+    @property
+    def footprint(self) -> tuple[int, int, int]:
+        """(width, height, layers) it covers in its object, from (0, 0, `layer`)."""
+        w, h, _, layers = footprint(self.extent, self.tiles)
+        return w, h, layers
 
 
 @dataclass(frozen=True)
@@ -136,11 +149,34 @@ def allocate_textures(
             size=extent, format=fmt, dimension="2d", usage=usage, label=f"texture{i}"
         )
         fill_texture(device, tex, 0.0, precision)
-        objects.append((tex, tex.create_view(dimension="2d-array")))
-    return {
-        t: TextureView(*objects[obj], texture_extent(graph.tensors[t].shape))
-        for t, obj in plan.assignment.items()
-    }
+        objects.append(tex)
+    views: dict[tuple[int, int, int], object] = {}  # (object, first layer, layers) -> view
+    tensors = {}
+    for t, obj in plan.assignment.items():
+        extent = texture_extent(graph.tensors[t].shape)
+        _, _, layer, count = plan.footprint(t, extent)
+        key = (obj, layer, count)
+        if key not in views:
+            views[key] = objects[obj].create_view(
+                dimension="2d-array", base_array_layer=layer, array_layer_count=count
+            )
+        tensors[t] = TextureView(objects[obj], views[key], extent, layer, plan.tiles.get(t, (1, 1)))
+    return tensors
+
+
+def texture_tiles(graph: Graph, stats: PlanStats | None) -> dict[int, tuple[int, int, int, int]]:
+    """The folded tensors of a texture plan: tensor -> (across, down, W, B*H), what the
+    kernels' texture addressing needs (BuildContext.texture_tiles)."""
+    if stats is None:
+        return {}
+    plan = stats.plan
+    assert isinstance(plan, TexturePlan), plan
+    folded = {}
+    for t, (across, down) in plan.tiles.items():
+        if across * down > 1:
+            w, rows, _ = texture_extent(graph.tensors[t].shape)
+            folded[t] = (across, down, w, rows)
+    return folded
 
 
 def fill_texture(device, texture, value: float, precision: Precision) -> None:
@@ -164,14 +200,28 @@ def write_texels(device, texture, data: np.ndarray) -> None:
 
 def read_texels(device, tex: TextureView, dtype) -> np.ndarray:
     """A texture tensor's texels as [slices, rows, W, 4] of `dtype` (the storage type)."""
-    w, rows, layers = tex.extent
+    (w, rows, slices), (across, down), size = tex.extent, tex.tiles, tex.footprint
     item = np.dtype(dtype).itemsize
     raw = device.queue.read_texture(
-        {"texture": tex.texture, "origin": (0, 0, 0), "mip_level": 0},
-        {"offset": 0, "bytes_per_row": w * 4 * item, "rows_per_image": rows},
-        (w, rows, layers),
+        {"texture": tex.texture, "origin": (0, 0, tex.layer), "mip_level": 0},
+        {"offset": 0, "bytes_per_row": size[0] * 4 * item, "rows_per_image": size[1]},
+        size,
     )
-    return np.frombuffer(raw, dtype, layers * rows * w * 4).reshape(layers, rows, w, 4)
+    data = np.frombuffer(raw, dtype, size[0] * size[1] * size[2] * 4)
+    tiles = data.reshape(size[2], down, rows, across, w, 4).transpose(0, 1, 3, 2, 4, 5)
+    return tiles.reshape(-1, rows, w, 4)[:slices]
+
+
+def write_tensor_texels(device, tex: TextureView, data: np.ndarray) -> None:
+    """`data` [slices, rows, W, 4] into a texture tensor's texels (its tiles and layers)."""
+    (w, rows, slices), (across, down), size = tex.extent, tex.tiles, tex.footprint
+    padded = np.zeros((size[2] * across * down, rows, w, 4), data.dtype)
+    padded[:slices] = data
+    tiles = padded.reshape(size[2], down, across, rows, w, 4).transpose(0, 1, 3, 2, 4, 5)
+    folded = np.ascontiguousarray(tiles.reshape(size[2], size[1], size[0], 4))
+    layout = {"offset": 0, "bytes_per_row": size[0] * 4 * data.itemsize, "rows_per_image": size[1]}
+    origin = {"texture": tex.texture, "origin": (0, 0, tex.layer), "mip_level": 0}
+    device.queue.write_texture(origin, folded, layout, size)
 
 
 def allocate(

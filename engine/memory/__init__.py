@@ -28,6 +28,7 @@ from engine.memory.stats import (
     plan_with,
 )
 from engine.memory.texture import texture_greedy, texture_greedy_by_size
+from engine.memory.texture_arena import texture_arena
 
 __all__ = [
     "BUFFER_STRATEGIES",
@@ -57,6 +58,7 @@ __all__ = [
     "planner",
     "planners_for",
     "texture_greedy",
+    "texture_arena",
     "texture_greedy_by_size",
     "texture_naive",
     "usage_records",

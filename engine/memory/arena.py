@@ -1,27 +1,29 @@
-"""arena: byte offsets into one buffer (TFLite's GreedyBySizeOffsets, plus a first-fit run).
+"""arena: byte offsets into one buffer; a heuristic start, then an exact search.
 
+The start (TFLite's GreedyBySizeOffsets, plus a first-fit run):
 - sort tensors by size, largest first (ties: earlier first op);
 - for each, list the already-placed tensors that overlap it in time, by offset;
 - the gaps between them (each gap starting at an `alignment`-aligned offset) are
   candidate places; take the smallest gap that fits (best fit), else the aligned
   end of the last one;
 - run again taking the lowest gap that fits (first fit) and keep the smaller arena.
-O(n^2 log n): each tensor scans the placed ones. `alignment` is the device's
-min_storage_buffer_offset_alignment (256 on most WebGPU adapters, the spec's maximum).
+O(n^2 log n): each tensor scans the placed ones.
+Then, unless the start is at the aligned lower bound already, the exact search of
+arena_search.py looks for a smaller plan (first one at the bound) within a node budget;
+the start stays when it finds none, so the arena is never larger than the heuristic's.
+`alignment` is the device's min_storage_buffer_offset_alignment (256 on most WebGPU
+adapters, the spec's maximum).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.memory.arena_search import align_up, search
 from engine.memory.plan import ArenaPlan
 from engine.memory.records import TensorUsage, overlaps
 
 DEFAULT_ALIGNMENT = 256
-
-
-def align_up(x: int, alignment: int) -> int:
-    return -(-x // alignment) * alignment
 
 
 def _place(records: Sequence[TensorUsage], alignment: int, best_fit: bool) -> list[int]:
@@ -48,8 +50,14 @@ def _place(records: Sequence[TensorUsage], alignment: int, best_fit: bool) -> li
     return offsets
 
 
-def arena(records: Sequence[TensorUsage], alignment: int = DEFAULT_ALIGNMENT) -> ArenaPlan:
-    """Offsets into one arena buffer, each a multiple of `alignment`."""
+def arena(
+    records: Sequence[TensorUsage],
+    alignment: int = DEFAULT_ALIGNMENT,
+    budget: int | None = None,
+) -> ArenaPlan:
+    """Offsets into one arena buffer, each a multiple of `alignment`: the heuristic start,
+    improved by the exact search (`budget` nodes per decision, arena_search.BUDGET by
+    default; 0: the heuristic alone)."""
     if alignment < 1:
         raise ValueError(f"alignment must be >= 1, got {alignment}")
     best: tuple[int, list[int]] | None = None
@@ -60,4 +68,7 @@ def arena(records: Sequence[TensorUsage], alignment: int = DEFAULT_ALIGNMENT) ->
             best = (size, offsets)
     size, offsets = best
     ids = {r.tensor: o for r, o in zip(records, offsets, strict=True)}
+    if budget != 0:
+        size, found, _ = search(records, alignment, size, budget)
+        ids = found or ids
     return ArenaPlan("arena", ids, size, alignment)

@@ -44,17 +44,45 @@ def _check_objects(records: Sequence[TensorUsage], plan: ObjectPlan | TexturePla
                 f"tensor {r.tensor}: {r.size} B > object {obj} {plan.object_sizes[obj]} B"
             )
         if isinstance(plan, TexturePlan):
-            have = plan.extents[obj]
-            if r.extent is None or any(a > b for a, b in zip(r.extent, have, strict=True)):
-                errors.append(f"tensor {r.tensor}: extent {r.extent} > object {obj} {have}")
-            elif r.texel_bytes != plan.texel_bytes:
-                errors.append(f"tensor {r.tensor}: texel {r.texel_bytes} B != {plan.texel_bytes} B")
+            errors += _check_texture(r, plan, obj)
     for obj, rs in users.items():
         rs.sort(key=lambda r: r.first)
-        for a, b in zip(rs, rs[1:], strict=False):
-            if overlaps(a, b):
-                errors.append(f"object {obj}: tensors {a.tensor} and {b.tensor} overlap in time")
+        for k, a in enumerate(rs):
+            for b in rs[k + 1 :]:
+                if b.first > a.last:
+                    break
+                if _layers_meet(plan, a, b):
+                    errors.append(
+                        f"object {obj}: tensors {a.tensor} and {b.tensor} overlap in time"
+                    )
     return errors
+
+
+def _check_texture(r: TensorUsage, plan: TexturePlan, obj: int) -> list[str]:
+    """A texture tensor's folded footprint lies inside its object, its texels match."""
+    if r.extent is None:
+        return [f"tensor {r.tensor}: no texture extent"]
+    tiles = plan.tiles.get(r.tensor, (1, 1))
+    if min(tiles) < 1 or plan.layers.get(r.tensor, 0) < 0:
+        return [f"tensor {r.tensor}: tiles {tiles} or layer {plan.layers.get(r.tensor)} invalid"]
+    w, h, layer, count = plan.footprint(r.tensor, r.extent)
+    have = plan.extents[obj]
+    if w > have[0] or h > have[1] or layer + count > have[2]:
+        return [f"tensor {r.tensor}: extent {r.extent} (tiles {tiles}, layer {layer}) > object "
+                f"{obj} {have}"]  # fmt: skip
+    if r.texel_bytes != plan.texel_bytes:
+        return [f"tensor {r.tensor}: texel {r.texel_bytes} B != {plan.texel_bytes} B"]
+    return []
+
+
+def _layers_meet(plan: ObjectPlan | TexturePlan, a: TensorUsage, b: TensorUsage) -> bool:
+    """Whether two tensors of one object, alive at once, would share memory: always for
+    buffers; for textures when their layer ranges meet."""
+    if isinstance(plan, ObjectPlan) or a.extent is None or b.extent is None:
+        return True
+    _, _, a0, na = plan.footprint(a.tensor, a.extent)
+    _, _, b0, nb = plan.footprint(b.tensor, b.extent)
+    return a0 < b0 + nb and b0 < a0 + na
 
 
 def _check_arena(records: Sequence[TensorUsage], plan: ArenaPlan) -> list[str]:

@@ -24,6 +24,7 @@ from engine.memory.naive import naive, texture_naive
 from engine.memory.plan import Plan
 from engine.memory.records import TensorUsage
 from engine.memory.texture import texture_greedy, texture_greedy_by_size
+from engine.memory.texture_arena import texture_arena
 
 Strategy = Callable[[Sequence[TensorUsage], int], Plan]  # (records, alignment) -> plan
 KINDS = ("buffer", "texture")
@@ -58,8 +59,9 @@ PLANNERS: dict[str, Planner] = {p.name: p for p in (
             unaligned(greedy_by_size), unaligned(texture_greedy_by_size)),
     Planner("mincostflow", "reuse chains from a min-cost flow over producer/consumer pairs",
             unaligned(mincostflow)),
-    Planner("arena", "one buffer, each tensor at an aligned offset (best fit by size)",
-            arena),
+    Planner("arena", "one buffer, each tensor at an aligned offset (exact search from a "
+            "best-fit start); textures: tensors folded into layers of few shared textures",
+            arena, unaligned(texture_arena)),
 )}  # fmt: skip
 
 

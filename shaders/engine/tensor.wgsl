@@ -11,7 +11,24 @@ access ("read" | "write"), format (rgba32float | rgba16float).
 Callers pass both addressings: `index`, the flat buffer index (any u32 expression the
 kernel already has, often with hoisted partial sums), and `x`, `row`, `s` (u32
 expressions) for textures. Only the one the kind needs is emitted.
+A texture tensor folded by the memory plan (`t.tiles` = (across, down, W, ROWS), see
+engine/gpu/kernels/base.py BuildContext.texture_tiles) keeps `across` x `down` slices
+side by side in each layer of its view: slice s at texel
+(x + W * (s % across), row + ROWS * (s / across % down)), layer s / (across * down).
 #}
+
+{# `vec2<u32>(texel), layer` of element (x, row, s) of texture tensor `t`. #}
+{% macro texel(t, x, row, s) -%}
+{% if not t.tiles -%}
+vec2<u32>({{ x }}, {{ row }}), {{ s }}
+{%- else -%}
+{% set across, down, w, rows = t.tiles -%}
+{% set tx = "(" ~ x ~ ") + " ~ w ~ "u * ((" ~ s ~ ") % " ~ across ~ "u)" if across > 1 else x -%}
+{% set per = "(" ~ s ~ ")" if across == 1 else "(" ~ s ~ ") / " ~ across ~ "u" -%}
+{% set ty = "(" ~ row ~ ") + " ~ rows ~ "u * (" ~ per ~ " % " ~ down ~ "u)" if down > 1 else row -%}
+vec2<u32>({{ tx }}, {{ ty }}), ({{ s }}) / {{ across * down }}u
+{%- endif %}
+{%- endmacro %}
 
 {% macro declare(t) -%}
 @group(0) @binding({{ t.binding }}) {% if t.kind == "texture" and t.access == "read" -%}
@@ -28,7 +45,7 @@ var<storage, read_write> {{ t.name }}: array<vec4<T>>;
 {# A vec4<type> expression (type "T": the storage type; "A"/"f32": converted). #}
 {% macro load(t, index, x, row, s, type="T") -%}
 {% if t.kind == "texture" -%}
-vec4<{{ type }}>(textureLoad({{ t.name }}, vec2<u32>({{ x }}, {{ row }}), {{ s }}, 0))
+vec4<{{ type }}>(textureLoad({{ t.name }}, {{ texel(t, x, row, s) }}, 0))
 {%- elif type == "T" -%}
 {{ t.name }}[{{ index }}]
 {%- else -%}
@@ -50,7 +67,7 @@ const OUT_ROWS: u32 = {{ out_rows }}u;
 {# A statement storing the vec4<T> `value`. #}
 {% macro store(t, index, x, row, s, value) -%}
 {% if t.kind == "texture" -%}
-textureStore({{ t.name }}, vec2<u32>({{ x }}, {{ row }}), {{ s }}, vec4<f32>({{ value }}));
+textureStore({{ t.name }}, {{ texel(t, x, row, s) }}, vec4<f32>({{ value }}));
 {%- else -%}
 {{ t.name }}[{{ index }}] = {{ value }};
 {%- endif %}

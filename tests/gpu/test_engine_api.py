@@ -195,7 +195,7 @@ def test_unknown_storage_is_rejected():
     with pytest.raises(ValueError, match="storage"):
         Engine(_graph(np.random.default_rng(3)), storage="image")
     with pytest.raises(ValueError, match="texture_planner"):
-        Engine(_graph(np.random.default_rng(3)), storage="texture", texture_planner="arena")
+        Engine(_graph(np.random.default_rng(3)), storage="texture", texture_planner="mincostflow")
 
 
 def test_a_second_engine_on_the_device_reuses_every_pipeline():

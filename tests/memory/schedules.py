@@ -111,3 +111,57 @@ def optimal_flow_cost(records: Sequence[TensorUsage]) -> int:
 
     search(0, set(), 0)
     return best or 0
+
+
+@st.composite
+def tiled_records(draw, max_ops: int = 30, max_height: int = 32) -> tuple[list[TensorUsage], int]:
+    """Records whose optimal arena is known by construction: a strip of `height` units
+    (units of `alignment` bytes) fully tiled by the live tensors at every op, as an
+    inference graph changes it: each op ends a run of up to 3 tensors adjacent in the
+    strip and writes one tensor over their union, or ends one and writes two that split
+    it. Every op has `height` units live, so the lower bound is height * alignment and
+    the tiling itself is an arena of that size. Returns (records, alignment)."""
+    alignment = draw(st.sampled_from([1, 4, 256]))
+    height = draw(st.integers(1, max_height))
+    live = [(0, height, 0)]  # (low, high, first op) of each tensor, in strip order
+    records: list[TensorUsage] = []
+
+    def end(x, op):
+        records.append(TensorUsage(len(records), (x[1] - x[0]) * alignment, x[2], op - 1))
+
+    ops = draw(st.integers(1, max_ops))
+    for op in range(1, ops):
+        k = draw(st.integers(0, len(live) - 1))
+        lo, hi, _ = live[k]
+        if hi - lo > 1 and draw(st.booleans()):
+            cut = draw(st.integers(lo + 1, hi - 1))
+            end(live[k], op)
+            live[k : k + 1] = [(lo, cut, op), (cut, hi, op)]
+        else:
+            j = min(len(live) - 1, k + draw(st.integers(0, 2)))
+            for x in live[k : j + 1]:
+                end(x, op)
+            live[k : j + 1] = [(lo, live[j][1], op)]
+    for x in live:
+        end(x, ops)
+    return records, alignment
+
+
+def optimal_arena(records: Sequence[TensorUsage], alignment: int) -> int:
+    """Smallest aligned arena (exhaustive; fine up to ~7 tensors), by another route than
+    arena_search.py: every order of the tensors, each dropped onto the highest aligned top
+    of those before it that are alive with it (every plan can be lowered into one such)."""
+    from itertools import permutations
+
+    items = [r for r in records if r.size]
+    best = sum(-(-r.size // alignment) * alignment for r in items)
+    for order in permutations(items):
+        tops: list[tuple[TensorUsage, int]] = []
+        size = 0
+        for r in order:
+            below = [-(-t // alignment) * alignment for q, t in tops if overlaps(q, r)]
+            top = max(below, default=0) + r.size
+            tops.append((r, top))
+            size = max(size, top)
+        best = min(best, size)
+    return best

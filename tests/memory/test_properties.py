@@ -17,7 +17,7 @@ def check_all(records, alignment):
         assert s.objects <= len(records)
     for name in ("greedy", "mincostflow", "greedy_by_size"):
         assert stats[name].total_bytes <= stats["naive"].total_bytes, name
-    for name in ("texture_greedy", "texture_greedy_by_size"):
+    for name in ("texture_greedy", "texture_greedy_by_size", "texture_arena"):
         if name in stats:
             assert stats[name].total_bytes <= stats["texture_naive"].total_bytes, name
     return stats

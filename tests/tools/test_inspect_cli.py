@@ -47,6 +47,7 @@ def test_memory_table(capsys):
         for name in ("greedy", "greedy_by_size", "mincostflow", "arena"):
             row = by_name[(precision, name)]
             assert row["lower_bound"] <= row["total_bytes"] <= naive["total_bytes"]
+        assert by_name[(precision, "arena")]["ratio"] == 1.0  # the exact search: 1.26 before
     assert (
         by_name[("fp16", "naive")]["total_bytes"] * 2 == by_name[("fp32", "naive")]["total_bytes"]
     )

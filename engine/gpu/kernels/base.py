@@ -11,7 +11,7 @@ the generic one accepts everything it can run).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +52,11 @@ class BuildContext:
     # Tensors stored as 2-D array textures (engine/gpu/placement.py); all others are
     # buffers. Only kernels whose `storage_kinds` include "texture" see a non-empty set.
     textures: frozenset[int] = frozenset()
+    # Texture tensors folded into shared layers by the texture plan (engine/memory/plan.py
+    # TexturePlan.tiles): tensor -> (across, down, width, rows), slice s at texel
+    # (x + width * (s % across), row + rows * (s / across % down)), layer s / (across * down)
+    # of the tensor's own view. Tensors not listed: texel (x, row), layer s.
+    texture_tiles: Mapping[int, tuple[int, int, int, int]] = field(default_factory=dict)
     # Work group selection (engine/gpu/kernels/wg.py, docs/workgroups.md): the policy
     # ("table" = the kernels' fixed sizes), the device's limits (a DeviceLimits; None:
     # WebGPU's minimums) and, for "tune", the cache (a TuneCache), the timer
@@ -95,6 +100,7 @@ def tensor_arg(ctx: BuildContext, name: str, binding: int, tensor: int, access: 
         "kind": ctx.kind(tensor),
         "access": access,  # "read" | "write"
         "format": ctx.texture_format,
+        "tiles": ctx.texture_tiles.get(tensor) if tensor in ctx.textures else None,
     }
 
 
