@@ -6,10 +6,11 @@
 // (engine/reference/resize.py): source coordinates in f32 whatever T is, from
 // the f32 scale computed on the host; the blend runs in E (f32), same term order.
 // One invocation: a 2x2 output block (up2) or BX output vec4 along x.
-// Padded lanes stay 0 (the input's are 0), forced after an epilogue.
+// Padded lanes stay 0 (the input's are 0), forced after an epilogue. Input and output
+// are buffers or textures (shaders/engine/tensor.wgsl).
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 {{ ep.declare(steps) }}
 
 const SCALE_Y: f32 = {{ scale_y }};
@@ -58,7 +59,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   var n: array<vec4<E>, 9>;
 {% for r in range(3) %}
 {% for c in range(3) %}
-  n[{{ r * 3 + c }}] = vec4<E>(src[(base + ys[{{ r }}]) * {{ in_w }}u + xs[{{ c }}]]);
+  n[{{ r * 3 + c }}] = {{ tensor.load(src, "(base + ys[%d]) * %du + xs[%d]" % (r, in_w, c), "xs[%d]" % c, "b * %du + ys[%d]" % (in_h, r), "s", "E") }};
 {% endfor %}
 {% endfor %}
   let one = E(1.0);
@@ -75,7 +76,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% if steps %}
 {{ tensor.zero_padded_lanes(out_c) }}
 {% endif %}
-    dst[(s * {{ out_rows }}u + row) * {{ out_w }}u + x] = vec4<T>(v);
+    {{ tensor.store(dst, "(s * %du + row) * %du + x" % (out_rows, out_w), "x", "row", "s", "vec4<T>(v)") }}
   }
 {% endfor %}
 {% endfor %}
@@ -84,10 +85,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let ty = taps(h, SCALE_Y, {{ in_h }}u);
   let r0 = (base + ty.lo) * {{ in_w }}u;
   let r1 = (base + ty.hi) * {{ in_w }}u;
+  let row0 = b * {{ in_h }}u + ty.lo;  // texture rows of the two taps
+  let row1 = b * {{ in_h }}u + ty.hi;
   let dy = E(ty.frac);
   let one = E(1.0);
 {% else %}
-  let r = (base + nearest(h, SCALE_Y, {{ in_h }}u)) * {{ in_w }}u;
+  let ny = nearest(h, SCALE_Y, {{ in_h }}u);
+  let r = (base + ny) * {{ in_w }}u;
+  let row_n = b * {{ in_h }}u + ny;
 {% endif %}
   let x0 = x;
   for (var k = 0u; k < {{ box.bx }}u; k++) {
@@ -98,17 +103,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% if bilinear %}
     let tx = taps(x, SCALE_X, {{ in_w }}u);
     let dx = E(tx.frac);
-    var v = vec4<E>(src[r0 + tx.lo]) * (one - dy) * (one - dx)
-          + vec4<E>(src[r1 + tx.lo]) * dy * (one - dx)
-          + vec4<E>(src[r0 + tx.hi]) * (one - dy) * dx + vec4<E>(src[r1 + tx.hi]) * dy * dx;
+    var v = {{ tensor.load(src, "r0 + tx.lo", "tx.lo", "row0", "s", "E") }} * (one - dy) * (one - dx)
+          + {{ tensor.load(src, "r1 + tx.lo", "tx.lo", "row1", "s", "E") }} * dy * (one - dx)
+          + {{ tensor.load(src, "r0 + tx.hi", "tx.hi", "row0", "s", "E") }} * (one - dy) * dx
+          + {{ tensor.load(src, "r1 + tx.hi", "tx.hi", "row1", "s", "E") }} * dy * dx;
 {% else %}
-    var v = vec4<E>(src[r + nearest(x, SCALE_X, {{ in_w }}u)]);
+    let nx = nearest(x, SCALE_X, {{ in_w }}u);
+    var v = {{ tensor.load(src, "r + nx", "nx", "row_n", "s", "E") }};
 {% endif %}
 {{ ep.apply(steps) }}
 {% if steps %}
 {{ tensor.zero_padded_lanes(out_c) }}
 {% endif %}
-    dst[out_index + k] = vec4<T>(v);
+    {{ tensor.store(dst, "out_index + k", "x", "row", "s", "vec4<T>(v)") }}
   }
 {% endif %}
 }

@@ -2,7 +2,8 @@
 {% import "weights.wgsl" as weights %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
-// Transposed convolution as a gather over PHWC4 buffers (engine/gpu/kernels/transpose_conv.py):
+// Transposed convolution as a gather over PHWC4 tensors, buffers or textures
+// (engine/gpu/kernels/transpose_conv.py, shaders/engine/tensor.wgsl):
 // output pixel (oy, ox) sums input pixel (iy, ix) times tap (fy, fx) wherever
 // iy * SH - PAD_T + fy == oy (and likewise in x).
 // One invocation: a BY x BX block of outputs (BY a multiple of SH, BX of SW) of one slice,
@@ -11,8 +12,8 @@
 // block's footprint is loaded once per source slice.
 // Weights: one mat4x4 per (dst slice, fy, fx, src slice), column j = output lane j.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ tensor.declare(src) }}
+{{ tensor.declare(dst) }}
 {{ weights.declare(weight_space, "mat4x4", weight_count, dst_slices, shared, slice_base) }}
 {{ ep.declare(steps) }}
 
@@ -36,6 +37,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% for o in offs_y %}
   let cy{{ loop.index0 }} = iy0 + {{ o }};
   let vy{{ loop.index0 }} = cy{{ loop.index0 }} >= 0 && cy{{ loop.index0 }} < IN_H;
+  let ry{{ loop.index0 }} = batch * u32(IN_H) + u32(clamp(cy{{ loop.index0 }}, 0, IN_H - 1));  // texture row
   let py{{ loop.index0 }} = plane + u32(clamp(cy{{ loop.index0 }}, 0, IN_H - 1) * IN_W);
 {% endfor %}
 {% for o in offs_x %}
@@ -50,7 +52,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   for (var si = 0u; si < SRC_S; si++) {
     let base = si * IN_PLANE;
 {% for iy, ix in loads %}
-    let v{{ iy }}_{{ ix }} = select(vec4<A>(0.0), vec4<A>(src[base + py{{ iy }} + px{{ ix }}]), vy{{ iy }} && vx{{ ix }});
+    let v{{ iy }}_{{ ix }} = select(vec4<A>(0.0), {{ tensor.load(src, "base + py%d + px%d" % (iy, ix), "px%d" % ix, "ry%d" % iy, "si", "A") }}, vy{{ iy }} && vx{{ ix }});
 {% endfor %}
 {% for out in outputs %}
 {% for t in out.taps %}
@@ -68,7 +70,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       let row = batch * OUT_H + y;
       var v = a{{ out.dy }}_{{ out.dx }} + b;
 {{ ep.apply(steps) }}
-      dst[(s * OUT_ROWS + row) * OUT_W + x] = vec4<T>(v);
+      {{ tensor.store(dst, "(s * OUT_ROWS + row) * OUT_W + x", "x", "row", "s", "vec4<T>(v)") }}
     }
   }
 {% endfor %}

@@ -8,7 +8,7 @@ import pytest
 
 from engine.gpu.kernels.base import select
 from engine.model.ir import Graph, Op, Tensor
-from tests.gpu.util import assert_matches, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -30,23 +30,26 @@ def graph(op_type: str, shape, size, align: bool, half: bool) -> Graph:
     return single_op_graph(op_type, [shape, np.array(size, np.int32)], attrs)
 
 
-def run(g: Graph, precision: str = "fp32", seed: int = 0):
+def run(g: Graph, precision: str = "fp32", seed: int = 0, storage: str = "buffer"):
     assert select(g.ops[0], g).name == "resize"
-    engine = assert_matches(g, random_feeds(g, np.random.default_rng(seed)), precision)
+    feeds = random_feeds(g, np.random.default_rng(seed))
+    engine = assert_matches(g, feeds, precision, storage=storage)
     assert not engine.fallback_ops
     return engine
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("flags", FLAGS, ids=str)
 @pytest.mark.parametrize("case", SIZES, ids=str)
-def test_resize_bilinear(case, flags):
-    run(graph("RESIZE_BILINEAR", *case, *flags))
+def test_resize_bilinear(case, flags, storage):
+    run(graph("RESIZE_BILINEAR", *case, *flags), storage=storage)
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("flags", FLAGS, ids=str)
 @pytest.mark.parametrize("case", SIZES, ids=str)
-def test_resize_nearest(case, flags):
-    run(graph("RESIZE_NEAREST_NEIGHBOR", *case, *flags))
+def test_resize_nearest(case, flags, storage):
+    run(graph("RESIZE_NEAREST_NEIGHBOR", *case, *flags), storage=storage)
 
 
 @pytest.mark.parametrize("flags", FLAGS, ids=str)
@@ -71,5 +74,7 @@ def test_resize_epilogue_and_fp16():
     attrs = {**op.attrs, "epilogue": (("add", len(tensors) - 1), ("act", "LOGISTIC"))}
     g2 = Graph(tensors, [Op(op.type, op.inputs, op.outputs, attrs)], [0, 3], g.outputs)
     run(g2)
+    run(g2, storage="texture")  # the residual operand read from a texture too
     if ctx.has_f16:
         run(g, precision="fp16")
+        run(g, precision="fp16", storage="texture")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.gpu.kernels.base import BuildContext, select
-from tests.gpu.util import assert_matches, gpu_context
+from tests.gpu.util import STORAGES, assert_matches, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -44,11 +44,12 @@ TCONV_GRID = [
 ]
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("padding,stride,k", TCONV_GRID)
-def test_transpose_conv(padding, stride, k):
+def test_transpose_conv(padding, stride, k, storage):
     rng = np.random.default_rng(hash((padding, stride, k)) % 2**32)
     graph = _tconv_graph(padding, stride, k, rng)
-    engine = assert_matches(graph, random_feeds(graph, rng))
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1 and not engine.fallback_ops
 
 
@@ -100,14 +101,15 @@ CTB_GRID = [
 ]
 
 
+@pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("padding,sh,sw,k,in_shape", CTB_GRID)
-def test_convolution_2d_transpose_bias(padding, sh, sw, k, in_shape):
+def test_convolution_2d_transpose_bias(padding, sh, sw, k, in_shape, storage):
     rng = np.random.default_rng(8)
     cout = 1 if in_shape[3] == 16 else 7
     w, b = _rand(rng, cout, *k, in_shape[3]), _rand(rng, cout)
     attrs = {"padding": padding, "stride_w": sw, "stride_h": sh}
     graph = single_op_graph("Convolution2DTransposeBias", [in_shape, w, b], attrs, custom=True)
-    engine = assert_matches(graph, random_feeds(graph, rng))
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert not engine.fallback_ops
 
 
@@ -118,11 +120,15 @@ def test_convolution_2d_transpose_bias_epilogue_logistic():
     attrs = {"padding": "SAME", "stride_w": 2, "stride_h": 2}
     graph = single_op_graph("Convolution2DTransposeBias", [(1, 6, 5, 16), w, b], attrs, custom=True)
     graph.ops[0].attrs["epilogue"] = (("act", "LOGISTIC"),)
-    assert_matches(graph, random_feeds(graph, rng))  # also checks the padded lanes
+    feeds = random_feeds(graph, rng)
+    assert_matches(graph, feeds)  # also checks the padded lanes
+    assert_matches(graph, feeds, storage="texture")
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 def test_transpose_conv_fp16():
     rng = np.random.default_rng(10)
     graph = _tconv_graph("SAME", (2, 2), (3, 3), rng, cin=5, cout=6)
-    assert_matches(graph, random_feeds(graph, rng, scale=0.5), precision="fp16")
+    feeds = random_feeds(graph, rng, scale=0.5)
+    assert_matches(graph, feeds, precision="fp16")
+    assert_matches(graph, feeds, precision="fp16", storage="texture")

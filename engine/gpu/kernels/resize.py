@@ -1,4 +1,5 @@
-"""RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR on PHWC4 buffers (shaders/engine/resize.wgsl).
+"""RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR on PHWC4 tensors (shaders/engine/resize.wgsl),
+buffers or textures.
 
 The scale is computed on the host in float32 exactly as TFLite does and baked in
 as a literal that round-trips; the shader derives source indices per output
@@ -24,6 +25,7 @@ from engine.gpu.kernels.base import (
     Shape4,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.shape import box, mappable
@@ -50,6 +52,7 @@ class Resize(Kernel):
 
     name = "resize"
     op_types = ("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
+    storage_kinds = ("buffer", "texture")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         src, dst = op.inputs[0], op.outputs[0]
@@ -67,7 +70,7 @@ class Resize(Kernel):
         align, half = _flags(op)
         bilinear = op.type == "RESIZE_BILINEAR"
         up2 = bilinear and half and not align and (o.h, o.w) == (2 * i.h, 2 * i.w)
-        steps, extra = epilogue.build(op, graph, first_binding=2)
+        steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
         params, grid = box(Shape4(o.b, i.h, i.w, o.c)) if up2 else box(o, bx=BX if bilinear else 4)
         source = render(
             "resize.wgsl",
@@ -83,6 +86,8 @@ class Resize(Kernel):
             out_c=o.c,
             box=params,
             steps=steps,
+            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
+            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
         )
         bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
         return [Dispatch(self.name, source, (*bindings, *extra), grid)]

@@ -28,6 +28,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_arg,
 )
 from engine.gpu.kernels.common import (
     geometry,
@@ -71,6 +72,7 @@ def _plan(kh, kw, sh, sw, pad_top, pad_left, ry, rx):
 
 class _TransposeBase(Kernel):
     data_input, bias_input = 0, 2
+    storage_kinds = ("buffer", "texture")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         return graph.tensors[op.inputs[1]].is_constant
@@ -102,7 +104,7 @@ class _TransposeBase(Kernel):
             ry, rx = (ry // 2, rx) if ry >= rx else (ry, rx // 2)
         by, bx = sh * ry, sw * rx
         tiles_x, tiles_y = ceil_div(dst.w, bx), ceil_div(dst.h, by)
-        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4)
+        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4, ctx=ctx)
         dispatches = []
         for base in range(0, dst.s, group):
             n = group if shared else min(group, dst.s - base)
@@ -134,6 +136,8 @@ class _TransposeBase(Kernel):
                 loads=loads,
                 wg=wg,
                 steps=steps,
+                src=tensor_arg(ctx, "src", 0, data, "read"),
+                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
             )
             bindings = (
                 Binding("in", tensor=data),
