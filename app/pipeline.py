@@ -23,47 +23,157 @@ from pathlib import Path
 
 import numpy as np
 
+from app.build import Build, BuildStatus, StartupLine, since_launch
 from app.effects import effect_class
+from app.effects.base import render_pipeline
 from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.stats import FrameRecord, Timeline
+from engine.gpu.progress import report_to
 from engine.gpu.sync import SYNC_MODES, Fence
 from engine.gpu.timestamps import GpuMarks
+from engine.gpu.warmup import compiles_late_with_cache, scratch_context, warm_up
 
 
 class FramePipeline:
     def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
                  *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
                  storage: str = "auto", gpu_timing: bool = True,
-                 results: str | None = None):  # fmt: skip
+                 results: str | None = None, style: int = 0, build: bool = True,
+                 status: BuildStatus | None = None):  # fmt: skip
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
+        self.effect_name, self.specs, self.style = effect, specs, style
+        self.options = {"precision": precision, "planner": planner, "storage": storage}
         self.uploader = FrameUploader(self.device, frame_size)
-        self.effect = effect_class(effect)(
-            ctx, specs, frame_size, target_format, precision, planner, storage
-        )
+        self.effect = None  # until set_effect(): build=False builds it elsewhere
+        self.switching: Build | None = None  # a background rebuild (switch())
+        self.switch_error: str | None = None
         self.marks = GpuMarks(self.device) if gpu_timing and ctx.has_timestamps else None
         self.fence = Fence(self.device)
         self.timeline = Timeline()
         self.frame_readbacks = 0
         self._readback = None
+        self._blit = None
         self.results = ResultsWriter(results) if results else None
-        flag = self.effect.face_flag
-        self.faces = FaceTally(self.device, flag) if flag is not None else None
+        self.faces = None
         self.timeline.sections["faces"] = self.face_summary
+        if build:
+            with report_to(status):
+                self.set_effect(self.make_effect(status=status))
+            if status is not None:
+                status.set_stage("done")
+
+    @property
+    def ready(self) -> bool:
+        return self.effect is not None
+
+    def model_names(self) -> list[str]:
+        return [s.name for s in self.specs]
+
+    # --- building and swapping effects -------------------------------------------------
+    def make_effect(self, *, status: BuildStatus | None = None, hud=None, beside: bool = False,
+                    **changes):  # fmt: skip
+        """A new effect with this pipeline's options (`changes`: precision, planner,
+        storage), its first frame run offscreen (warm_up) so that the frame it is swapped
+        in for compiles nothing. Any thread; `beside`: frames are being shown meanwhile,
+        so compile on a scratch device where that keeps the display's queue free."""
+        opts = {**self.options, **changes}
+        effect = effect_class(self.effect_name)(
+            self.ctx, self.specs, self.frame_size, self.target_format, **opts
+        )
+        effect.style = self.effect.style if self.effect is not None else self.style
+        effect.on_style()
+        self.warm_up(effect, hud, status, beside)
+        return effect
+
+    def warm_up(self, effect, hud=None, status: BuildStatus | None = None,
+                beside: bool = False) -> None:  # fmt: skip
+        """Run every engine pipeline once (engine/gpu/warmup.py: lavapipe compiles there,
+        k/n reported; `beside`: on a scratch device first), then one frame of the effect
+        (and the HUD's draw) into a scratch target, from the frame texture as it is;
+        FaceMesh's tracking is reset after."""
+        import wgpu
+
+        scratch = (
+            scratch_context(self.ctx) if beside and compiles_late_with_cache(self.ctx) else None
+        )
+        for engine in effect.engines.values():
+            warm_up(engine, self.sync, scratch)
+        if status is not None:
+            status.set_stage("first frame")
+        w, h = self.frame_size
+        target = self.device.create_texture(size=(w, h, 1), format=self.target_format,
+                                            usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+        view = self.uploader.view
+        encoder = self.device.create_command_encoder()
+        for _, encode in effect.steps(view):
+            encode(encoder)
+        rp = encoder.begin_render_pass(color_attachments=[{
+            "view": target.create_view(), "clear_value": (0, 0, 0, 1), "load_op": "clear",
+            "store_op": "store"}])  # fmt: skip
+        effect.draw(rp, view)
+        if hud is not None:
+            hud.warm(rp)
+        rp.end()
+        fence = Fence(self.device)
+        fence.signal(encoder)
+        self.device.queue.submit([encoder.finish()])
+        fence.wait(self.sync)
+        target.destroy()
+        reset = getattr(effect.solution, "reset", None)
+        if reset is not None:  # the warm-up frame is no frame of the video
+            reset()
+
+    def set_effect(self, effect) -> None:
+        """Draw with `effect` from the next frame on; the old one is closed (every frame
+        is waited for: nothing of it is in flight)."""
+        old, self.effect = self.effect, effect
+        self.options = {"precision": effect.precision, "planner": effect.planner,
+                        "storage": effect.storage}  # fmt: skip
+        flag = effect.face_flag
+        if flag is not None and self.faces is None:
+            self.faces = FaceTally(self.device, flag)
+        elif flag is not None:
+            self.faces.src = flag[0]  # the new solution's flag buffer
+        if old is not None:
+            old.close()
+
+    def switch(self, **changes) -> bool:
+        """Rebuild the effect with `changes` (planner=..., precision=...) on a worker
+        thread; frames keep coming from the current one and process() swaps the new one in
+        once built. False while another switch is running."""
+        if self.switching is not None:
+            return False
+        what = ", ".join(f"{k} {v or 'best'}" for k, v in changes.items())
+        status = BuildStatus(what, self.model_names())
+        self.switch_error = None
+        self.switching = Build(
+            lambda: self.make_effect(status=status, beside=True, **changes), status
+        )
+        return True
+
+    def _adopt_switch(self) -> None:
+        """Between frames: take a finished switch's effect, or keep its error for the HUD."""
+        b = self.switching
+        if b is None or not b.done:
+            return
+        self.switching = None
+        if b.error is not None:
+            self.switch_error = f"{b.status.what}: {b.status.error}"
+        else:
+            self.set_effect(b.result)
+
+    def set_planner(self, planner: str | None) -> None:
+        """Rebuild with another memory planner now (blocking; the window uses switch())."""
+        self.set_effect(self.make_effect(planner=planner))
 
     # --- controls --------------------------------------------------------------------
     def toggle_sync(self) -> str:
         self.sync = "spin" if self.sync == "sleep" else "sleep"
         return self.sync
-
-    def set_planner(self, planner: str | None) -> None:
-        """Rebuild the engines with another memory planner (between frames)."""
-        self.effect.rebuild(planner)  # process() waits for every frame: nothing in flight
-        if self.faces is not None:  # the new solution's flag buffer
-            self.faces.src = self.effect.face_flag[0]
 
     def face_summary(self) -> dict | None:
         """Frames with a face (None for effects without faces), --results frames."""
@@ -73,10 +183,46 @@ class FramePipeline:
                    "results_frames": self.results.frames}  # fmt: skip
         return out
 
+    # --- start-up: the frame alone -----------------------------------------------------
+    def prime(self, bgr: np.ndarray) -> None:
+        """show() once into a scratch target: its pipeline made and compiled, `bgr` up."""
+        import wgpu
+
+        w, h = self.frame_size
+        target = self.device.create_texture(size=(w, h, 1), format=self.target_format,
+                                            usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+        self.show(bgr, target.create_view())
+        target.destroy()
+
+    def show(self, bgr: np.ndarray, target_view) -> None:
+        """Draw a BGR image over the target (the start-up screen), wait for it."""
+        self.uploader.upload(bgr)
+        if self._blit is None:
+            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.target_format)
+            sampler = self.device.create_sampler(mag_filter="linear", min_filter="linear")
+            group = self.device.create_bind_group(
+                layout=pipeline.get_bind_group_layout(0),
+                entries=[{"binding": 0, "resource": self.uploader.view},
+                         {"binding": 1, "resource": sampler}],
+            )  # fmt: skip
+            self._blit = (pipeline, group)
+        encoder = self.device.create_command_encoder()
+        rp = encoder.begin_render_pass(color_attachments=[{
+            "view": target_view, "clear_value": (0, 0, 0, 1), "load_op": "clear",
+            "store_op": "store"}])  # fmt: skip
+        rp.set_pipeline(self._blit[0])
+        rp.set_bind_group(0, self._blit[1])
+        rp.draw(3)
+        rp.end()
+        self.fence.signal(encoder)
+        self.device.queue.submit([encoder.finish()])
+        self.fence.wait("sleep")
+
     # --- one frame -------------------------------------------------------------------
     def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:
         """Render `frame` into `target_view`; with `readback_texture` also return its pixels
         as rec.image (BGRA uint8, headless only)."""
+        self._adopt_switch()
         rec = FrameRecord(frame.index, frame.t_capture, self.sync)
         c0 = time.thread_time()
         t = time.perf_counter()
@@ -190,14 +336,21 @@ class FramePipeline:
         return out
 
 
-def make_pipeline(args, ctx, specs, effect: str, size, target_format: str) -> FramePipeline:
-    """The pipeline ar-demo's options ask for (app/options.py), at the --style asked."""
+def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,
+                  build: bool = True, echo: bool = False) -> FramePipeline:  # fmt: skip
+    """The pipeline ar-demo's options ask for (app/options.py), at the --style asked.
+    build=False: no effect yet (the window builds it on a worker); echo: the build's
+    progress as a line on stderr (headless)."""
+    from app.effects import effect_info
+
+    styles = effect_info(effect).styles
+    status = BuildStatus(effect, [s.name for s in specs], StartupLine() if echo else None)
     pipeline = FramePipeline(
         ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
         planner=None if args.planner == "best" else args.planner, storage=args.storage,
-        results=getattr(args, "results", None),
+        results=getattr(args, "results", None), build=build, status=status,
+        style=styles.index(args.style) if args.style in styles else 0,
     )  # fmt: skip
-    if args.style:
-        while pipeline.effect.style_name != args.style:
-            pipeline.effect.cycle_style()
+    if build:
+        pipeline.timeline.startup["ready"] = since_launch()
     return pipeline

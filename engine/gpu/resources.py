@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from engine.errors import DeviceError
 from engine.gpu.compile import CpuStep, Program
 from engine.gpu.device import GpuContext, create_compute_pipeline
 from engine.gpu.kernels.base import Binding, Dispatch
+from engine.gpu.progress import report
 from engine.gpu.storage import TextureView, View, allocate, allocate_textures
 from engine.gpu.weights import constant_bytes
 from engine.precision import Precision
@@ -105,7 +107,12 @@ class Resources:
                 self.pipeline_stats["reused"] += 1
             else:
                 todo.setdefault(source, label)
-        made = _compile_all(self.device, list(todo.items()))
+        name, total = self.program.graph.name, len(todo)
+
+        def done(k: int) -> None:
+            report(name, "pipelines", k, total)
+
+        made = _compile_all(self.device, list(todo.items()), done)
         for source, pipeline in zip(todo, made, strict=True):
             if isinstance(pipeline, DeviceError):
                 raise pipeline
@@ -183,8 +190,9 @@ def compile_threads() -> int:
     return max(1, min(cpus, 8))
 
 
-def _compile_all(device, items: list[tuple[str, str]]) -> list:
-    """A pipeline (or the DeviceError of its shader) per (source, label)."""
+def _compile_all(device, items: list[tuple[str, str]], done: Callable[[int], None]) -> list:
+    """A pipeline (or the DeviceError of its shader) per (source, label); done(k) after
+    the k-th (in order: pool.map yields each result once it and those before it are made)."""
 
     def one(item: tuple[str, str]):
         try:
@@ -192,8 +200,18 @@ def _compile_all(device, items: list[tuple[str, str]]) -> list:
         except DeviceError as exc:
             return exc
 
+    if not items:
+        return []
+    done(0)
     workers = min(len(items), compile_threads())
+    out = []
     if workers > 1:
         with ThreadPoolExecutor(workers) as pool:
-            return list(pool.map(one, items))
-    return [one(item) for item in items]
+            for made in pool.map(one, items):
+                out.append(made)
+                done(len(out))
+        return out
+    for item in items:
+        out.append(one(item))
+        done(len(out))
+    return out
