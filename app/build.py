@@ -30,6 +30,13 @@ class BuildCancelled(Exception):
     """Raised inside a build whose owner gave up on it (window closed during start-up)."""
 
 
+SHORT_TEXT = {  # the HUD's narrow column
+    "waiting": "waiting",
+    "graph": "planning",
+    "pipelines": "pipelines {done}/{total}",
+    "shaders": "shaders {done}/{total}",
+    "ready": "ready",
+}
 PHASE_TEXT = {
     "waiting": "waiting",
     "graph": "planning (transforms, kernels, memory)",
@@ -88,8 +95,9 @@ class BuildStatus:
         busy = [p for p in self.models.values() if p.phase not in ("waiting", "ready")]
         return busy[-1] if busy else None
 
-    def headline(self) -> str:
-        """One line: the model being worked on and its phase, or the stage after them."""
+    def headline(self, short: bool = False) -> str:
+        """One line: the model being worked on and its phase, or the stage after them
+        (`short`: for the HUD's 32 characters)."""
         if self.stage == "failed":
             return f"failed: {self.error}"
         if self.stage != "models":
@@ -98,6 +106,8 @@ class BuildStatus:
         if p is None:
             started = any(p.phase != "waiting" for p in self.models.values())
             return "first frame" if started else "starting"
+        if short:
+            return f"{p.model[:14]}: " + SHORT_TEXT[p.phase].format(done=p.done, total=p.total)
         return f"{p.model}: " + PHASE_TEXT[p.phase].format(done=p.done, total=p.total)
 
     def shaders(self) -> int:

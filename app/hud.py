@@ -252,7 +252,7 @@ class Hud:
         if busy:
             s = p.switching.status
             imgui.text_colored(YELLOW, f"-> {s.what} ({s.seconds:.1f} s)")
-            imgui.text_colored(YELLOW, f" {s.headline()}"[:33])
+            imgui.text_colored(YELLOW, f" {s.headline(short=True)}"[:33])
         elif p.switch_error:
             imgui.text_colored(RED, p.switch_error[:33])
             imgui.set_item_tooltip(p.switch_error)

@@ -39,7 +39,7 @@ class Pacer:
             return None
         if self.t0 is None:
             self.t0 = now - frame.index / self.fps  # this frame is due now
-        due = int((now - self.t0) * self.fps)  # the newest frame whose time has come
+        due = int((now - self.t0) * self.fps + 1e-6)  # the newest frame whose time has come
         while frame.index < due:
             nxt = self.source.read()
             if nxt is None:  # the end: show the last frame rather than nothing

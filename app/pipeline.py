@@ -51,6 +51,7 @@ class FramePipeline:
         self.effect = None  # until set_effect(): build=False builds it elsewhere
         self.switching: Build | None = None  # a background rebuild (switch())
         self.switch_error: str | None = None
+        self.switches: list[dict] = []  # each switch: what, seconds, frames drawn meanwhile
         self.marks = GpuMarks(self.device) if gpu_timing and ctx.has_timestamps else None
         self.fence = Fence(self.device)
         self.timeline = Timeline()
@@ -60,6 +61,7 @@ class FramePipeline:
         self.results = ResultsWriter(results) if results else None
         self.faces = None
         self.timeline.sections["faces"] = self.face_summary
+        self.timeline.sections["switches"] = lambda: self.switches or None
         if build:
             with report_to(status):
                 self.set_effect(self.make_effect(status=status))
@@ -151,8 +153,9 @@ class FramePipeline:
         status = BuildStatus(what, self.model_names())
         self.switch_error = None
         self.switching = Build(
-            lambda: self.make_effect(status=status, beside=True, **changes), status
-        )
+            lambda: self.make_effect(status=status, beside=True, **changes), status,
+            t_start=time.perf_counter(), frames=[],
+        )  # fmt: skip
         return True
 
     def _adopt_switch(self) -> None:
@@ -161,6 +164,13 @@ class FramePipeline:
         if b is None or not b.done:
             return
         self.switching = None
+        done = b.info["frames"]  # when each frame drawn meanwhile was done
+        gaps = np.diff([b.info["t_start"], *done, time.perf_counter()])
+        self.switches.append({
+            "what": b.status.what, "seconds": round(b.status.seconds, 3),
+            "ok": b.error is None, "frames_meanwhile": len(done),
+            "longest_frame_gap_ms": round(float(gaps.max()) * 1e3, 1),
+        })  # fmt: skip
         if b.error is not None:
             self.switch_error = f"{b.status.what}: {b.status.error}"
         else:
@@ -278,6 +288,8 @@ class FramePipeline:
             lap("results")
         rec.frame_cpu_ms = (time.thread_time() - c0) * 1e3
         rec.t_done = time.perf_counter()
+        if self.switching is not None:
+            self.switching.info["frames"].append(rec.t_done)
         return rec
 
     # --- headless: the rendered frame back to the CPU -----------------------------------

@@ -14,6 +14,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from app.build import since_launch
+
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 WHITE, GREY, ACCENT = (255, 255, 255), (190, 190, 190), (80, 200, 255)  # BGR
 
@@ -40,7 +42,7 @@ def startup_screen(bgr: np.ndarray, status, hint: bool = True) -> np.ndarray:
         y += int(lh * 1.1)
     if status.stage != "models":
         put(status.headline(), WHITE)
-    put(f"{status.seconds:.1f} s", GREY)
+    put(f"{since_launch():.1f} s since launch", GREY)
     if hint:
         put("The first start compiles the GPU shaders; later starts", GREY, fs * 0.8, int(lh * 0.8))
         put("reuse the driver's cache (Mesa: ~/.cache/mesa_shader_cache).", GREY, fs * 0.8)

@@ -191,6 +191,10 @@ def format_summary(s: dict) -> str:
                      f"({faces['frames_without_face']} without)")  # fmt: skip
     if faces and "results_file" in faces:
         lines.append(f"results: {faces['results_frames']} frames -> {faces['results_file']}")
+    for sw in s.get("switches", []):
+        lines.append(f"switch {sw['what']}: {'done' if sw['ok'] else 'FAILED'} in "
+                     f"{sw['seconds']:.1f} s, {sw['frames_meanwhile']} frames drawn meanwhile "
+                     f"(longest gap {sw['longest_frame_gap_ms']:.0f} ms)")  # fmt: skip
     t = s.get("transfers")
     if t:
         lines.append("host transfers: " + ", ".join(f"{k} {v}" for k, v in t.items()))

@@ -67,7 +67,9 @@ class Resources:
         self.textures: dict[int, TextureView] = {}
         if plans.textures is not None:
             self.textures = allocate_textures(self.device, g, plans.textures, self.precision)
-        self.compile_pipelines([(d.source, d.kernel) for d in program.dispatches])
+        self.compile_pipelines(
+            [(d.source, d.kernel) for d in program.dispatches], report_as="pipelines"
+        )
         self.steps: list[Segment | CpuStep] = []
         for step in program.steps:
             if isinstance(step, CpuStep):
@@ -92,11 +94,12 @@ class Resources:
         return self.textures[tensor] if tensor in self.textures else self.buffers[tensor]
 
     # --- pipelines ---------------------------------------------------------------------
-    def compile_pipelines(self, items: list[tuple[str, str]]) -> None:
+    def compile_pipelines(self, items: list[tuple[str, str]], report_as: str | None = None) -> None:
         """Create the pipelines of distinct (source, label)s not made yet, on several
         threads (wgpu-py releases the GIL in its native calls; lavapipe compiles each
         pipeline on the calling thread: 2 threads 1.8x faster on 2 cores). Pipelines
-        another engine on this device already made are reused (ctx.pipelines)."""
+        another engine on this device already made are reused (ctx.pipelines). With
+        `report_as`, each one made is reported as that phase's k of n (progress.py)."""
         t0 = time.perf_counter()
         shared, todo = self.ctx.pipelines, {}
         for source, label in items:
@@ -109,8 +112,9 @@ class Resources:
                 todo.setdefault(source, label)
         name, total = self.program.graph.name, len(todo)
 
-        def done(k: int) -> None:
-            report(name, "pipelines", k, total)
+        def done(k: int) -> None:  # the program's batch only: progress.py's k of n
+            if report_as:
+                report(name, report_as, k, total)
 
         made = _compile_all(self.device, list(todo.items()), done)
         for source, pipeline in zip(todo, made, strict=True):
