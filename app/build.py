@@ -6,6 +6,8 @@
   show it; `cancel()` makes the next progress step raise BuildCancelled
 - `Build`: `fn()` on a daemon thread under `report_to(status)`; the owner polls `done`
   and takes `result` or `error` between frames (planner / precision switches, start-up)
+- `warm_effect()`: an effect's engines run once pipeline by pipeline (k/n), then one
+  frame of it offscreen, so that its first real frame compiles nothing
 - `since_launch()`: seconds since this process started (time-to-first-frame figures)
 - usage: `b = Build(lambda: pipeline.make_effect(), BuildStatus("segmentation", names))`
 
@@ -24,6 +26,8 @@ import time
 from collections.abc import Callable
 
 from engine.gpu.progress import Progress, report_to
+from engine.gpu.sync import Fence
+from engine.gpu.warmup import warm_up
 
 
 class BuildCancelled(Exception):
@@ -179,6 +183,42 @@ class StartupLine:
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
+
+
+def warm_effect(effect, frame_view, target_format: str, sync: str = "sleep", hud=None,
+                status: BuildStatus | None = None, scratch=None) -> None:  # fmt: skip
+    """Run every engine pipeline of `effect` once (engine/gpu/warmup.py: lavapipe compiles
+    there, k/n reported; on `scratch` first when given), then one frame of the effect (and
+    the HUD's draw) from `frame_view` as it is into a throw-away target. FaceMesh's
+    tracking is reset after: the warm-up frame is no frame of the video."""
+    import wgpu
+
+    for engine in effect.engines.values():
+        warm_up(engine, sync, scratch)
+    if status is not None:
+        status.set_stage("first frame")
+    device = effect.device
+    w, h = effect.frame_size
+    target = device.create_texture(size=(w, h, 1), format=target_format,
+                                   usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+    encoder = device.create_command_encoder()
+    for _, encode in effect.steps(frame_view):
+        encode(encoder)
+    rp = encoder.begin_render_pass(color_attachments=[{
+        "view": target.create_view(), "clear_value": (0, 0, 0, 1), "load_op": "clear",
+        "store_op": "store"}])  # fmt: skip
+    effect.draw(rp, frame_view)
+    if hud is not None:
+        hud.warm(rp)
+    rp.end()
+    fence = Fence(device)
+    fence.signal(encoder)
+    device.queue.submit([encoder.finish()])
+    fence.wait(sync)
+    target.destroy()
+    reset = getattr(effect.solution, "reset", None)
+    if reset is not None:
+        reset()
 
 
 def since_launch() -> float:

@@ -7,6 +7,10 @@
   adapter has them, a HUD drawn in the same render pass
 - usage: `p = FramePipeline(ctx, specs, "segmentation", (640, 480), "bgra8unorm")`;
   `rec = p.process(frame, target_view)`
+- the effect: built and run once offscreen before its first frame (`make_effect`, with
+  progress to a BuildStatus); `build=False` leaves it to the owner (the window builds it
+  on a worker thread, then `set_effect`); `switch(planner=..., precision=...)` builds a
+  new one on a worker thread while the current one draws and swaps it in between frames
 
 Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is
 read back; `transfers()` counts what crossed the bus: frame uploads, small uniform writes,
@@ -23,16 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from app.build import Build, BuildStatus, StartupLine, since_launch
+from app.build import Build, BuildStatus, StartupLine, since_launch, warm_effect
 from app.effects import effect_class
-from app.effects.base import render_pipeline
 from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.stats import FrameRecord, Timeline
 from engine.gpu.progress import report_to
 from engine.gpu.sync import SYNC_MODES, Fence
 from engine.gpu.timestamps import GpuMarks
-from engine.gpu.warmup import compiles_late_with_cache, scratch_context, warm_up
+from engine.gpu.warmup import compiles_late_with_cache, scratch_context
 
 
 class FramePipeline:
@@ -57,7 +60,6 @@ class FramePipeline:
         self.timeline = Timeline()
         self.frame_readbacks = 0
         self._readback = None
-        self._blit = None
         self.results = ResultsWriter(results) if results else None
         self.faces = None
         self.timeline.sections["faces"] = self.face_summary
@@ -88,46 +90,10 @@ class FramePipeline:
         )
         effect.style = self.effect.style if self.effect is not None else self.style
         effect.on_style()
-        self.warm_up(effect, hud, status, beside)
+        late = beside and compiles_late_with_cache(self.ctx)
+        warm_effect(effect, self.uploader.view, self.target_format, self.sync, hud, status,
+                    scratch_context(self.ctx) if late else None)  # fmt: skip
         return effect
-
-    def warm_up(self, effect, hud=None, status: BuildStatus | None = None,
-                beside: bool = False) -> None:  # fmt: skip
-        """Run every engine pipeline once (engine/gpu/warmup.py: lavapipe compiles there,
-        k/n reported; `beside`: on a scratch device first), then one frame of the effect
-        (and the HUD's draw) into a scratch target, from the frame texture as it is;
-        FaceMesh's tracking is reset after."""
-        import wgpu
-
-        scratch = (
-            scratch_context(self.ctx) if beside and compiles_late_with_cache(self.ctx) else None
-        )
-        for engine in effect.engines.values():
-            warm_up(engine, self.sync, scratch)
-        if status is not None:
-            status.set_stage("first frame")
-        w, h = self.frame_size
-        target = self.device.create_texture(size=(w, h, 1), format=self.target_format,
-                                            usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
-        view = self.uploader.view
-        encoder = self.device.create_command_encoder()
-        for _, encode in effect.steps(view):
-            encode(encoder)
-        rp = encoder.begin_render_pass(color_attachments=[{
-            "view": target.create_view(), "clear_value": (0, 0, 0, 1), "load_op": "clear",
-            "store_op": "store"}])  # fmt: skip
-        effect.draw(rp, view)
-        if hud is not None:
-            hud.warm(rp)
-        rp.end()
-        fence = Fence(self.device)
-        fence.signal(encoder)
-        self.device.queue.submit([encoder.finish()])
-        fence.wait(self.sync)
-        target.destroy()
-        reset = getattr(effect.solution, "reset", None)
-        if reset is not None:  # the warm-up frame is no frame of the video
-            reset()
 
     def set_effect(self, effect) -> None:
         """Draw with `effect` from the next frame on; the old one is closed (every frame
@@ -192,41 +158,6 @@ class FramePipeline:
             out = {**(out or {}), "results_file": str(self.results.path),
                    "results_frames": self.results.frames}  # fmt: skip
         return out
-
-    # --- start-up: the frame alone -----------------------------------------------------
-    def prime(self, bgr: np.ndarray) -> None:
-        """show() once into a scratch target: its pipeline made and compiled, `bgr` up."""
-        import wgpu
-
-        w, h = self.frame_size
-        target = self.device.create_texture(size=(w, h, 1), format=self.target_format,
-                                            usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
-        self.show(bgr, target.create_view())
-        target.destroy()
-
-    def show(self, bgr: np.ndarray, target_view) -> None:
-        """Draw a BGR image over the target (the start-up screen), wait for it."""
-        self.uploader.upload(bgr)
-        if self._blit is None:
-            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.target_format)
-            sampler = self.device.create_sampler(mag_filter="linear", min_filter="linear")
-            group = self.device.create_bind_group(
-                layout=pipeline.get_bind_group_layout(0),
-                entries=[{"binding": 0, "resource": self.uploader.view},
-                         {"binding": 1, "resource": sampler}],
-            )  # fmt: skip
-            self._blit = (pipeline, group)
-        encoder = self.device.create_command_encoder()
-        rp = encoder.begin_render_pass(color_attachments=[{
-            "view": target_view, "clear_value": (0, 0, 0, 1), "load_op": "clear",
-            "store_op": "store"}])  # fmt: skip
-        rp.set_pipeline(self._blit[0])
-        rp.set_bind_group(0, self._blit[1])
-        rp.draw(3)
-        rp.end()
-        self.fence.signal(encoder)
-        self.device.queue.submit([encoder.finish()])
-        self.fence.wait("sleep")
 
     # --- one frame -------------------------------------------------------------------
     def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:

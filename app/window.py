@@ -54,7 +54,7 @@ class LiveWindow:
     def __init__(self, args, ctx, specs, effect: str, source, hud_on: bool):
         from app.pacing import Pacer
         from app.pipeline import make_pipeline
-        from app.startup import startup_screen
+        from app.startup import StartupView, startup_screen
 
         self.ctx, self.source, self.effect_name = ctx, source, effect
         self.pipeline = make_pipeline(args, ctx, specs, effect, source.size, SURFACE_FORMAT,
@@ -71,7 +71,8 @@ class LiveWindow:
         self.status = BuildStatus(effect, self.pipeline.model_names())
         # the start-up screen's GPU work (upload, blit pipeline) before the window opens, so
         # that its first frame has a picture (0.5 s on lavapipe, unloaded)
-        self.pipeline.prime(startup_screen(first.bgr, self.status))
+        self.startup_view = StartupView(self.pipeline.uploader, SURFACE_FORMAT)
+        self.startup_view.prime(startup_screen(first.bgr, self.status))
         dock = getattr(args, "hud_dock", "right")
         self.starting = Build(lambda: self._build(hud_on, dock), self.status)
         self.canvas = self._open()
@@ -161,7 +162,7 @@ class LiveWindow:
         if self.source.kind == "camera":  # a camera keeps showing live
             self.held = self.source.read() or self.held
         view = self.context.get_current_texture().create_view()
-        self.pipeline.show(startup_screen(self.held.bgr, self.status), view)
+        self.startup_view.show(startup_screen(self.held.bgr, self.status), view)
         self.tl.startup.setdefault("first_content", since_launch())  # presented after this
 
     def _adopt_startup(self) -> bool:
