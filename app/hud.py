@@ -160,6 +160,8 @@ class Hud:
         imgui.set_next_window_bg_alpha(0.45)
         imgui.begin("##hud-mini", None, flags)
         imgui.text_colored(GREEN, _headline(p.timeline))
+        if p.switching is not None:
+            imgui.text_colored(YELLOW, f"-> {p.switching.status.what}")
         imgui.end()
 
     def _full(self, p) -> None:
@@ -194,8 +196,8 @@ class Hud:
         self._switches(p)
         t = p.transfers()
         n = max(1, t["frame_uploads"])
-        imgui.text_disabled(f"per frame: {t['frame_uploads'] / n:.0f} upload, "
-                            f"{t['tensor_readbacks'] / n:.0f} readbacks")  # fmt: skip
+        imgui.text_disabled(f"{t['frame_uploads'] / n:.0f} upload, "
+                            f"{t['tensor_readbacks'] / n:.0f} readbacks / frame")  # fmt: skip
         imgui.text_disabled("keys: q s h d e p f")
         imgui.set_item_tooltip(KEYS_HELP)
         imgui.end()

@@ -27,8 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Frames go to the GPU once; pre-processing, inference, post-processing and the "
         "overlay all run there, with no tensor read back.",
         epilog="Keys in the window: q/Esc quit, s toggle sync sleep/spin, h HUD full/mini/off, "
-        "d dock the HUD right/left/free, e next effect style; the HUD switches planner and "
-        "precision in the background. A video file plays in real time (late frames are "
+        "d dock the HUD right/left/free, e next effect style, p next planner, f next precision "
+        "(rebuilt in the background while the current effect draws). A video file plays in real time (late frames are "
         "dropped). Examples: `ar-demo --model models/selfie_segmentation.tflite` "
         "(camera 0, window); `ar-demo --model models/selfie_segmentation.tflite --input "
         "assets/sample.mp4 --headless --output out/demo.mp4`.",
@@ -97,5 +97,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--adapter", metavar="NAME",
                    help="WebGPU adapter whose name/backend contains NAME (e.g. llvmpipe, "
                         "Vulkan); default: the best one (also ENGINE_ADAPTER)")  # fmt: skip
-    p.add_argument("--no-progress", action="store_true", help="headless: no progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="headless: no start-up progress line and no progress bar")  # fmt: skip
     return p
