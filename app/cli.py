@@ -100,7 +100,7 @@ def _headless(args, ctx, specs, effect, source, hud_on, info) -> int:
     from app.pipeline import make_pipeline
 
     fmt = "bgra8unorm"
-    pipeline = make_pipeline(args, ctx, specs, effect, source.size, fmt)
+    pipeline = make_pipeline(args, ctx, specs, effect, source.size, fmt, echo=not args.no_progress)
     hud = Hud(ctx.device, fmt, source.size, adapter=ctx.name) if hud_on else None
     info["style"] = pipeline.effect.style_name
     return run_headless(pipeline, source, args.output or DEFAULT_OUTPUT, hud=hud,

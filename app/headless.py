@@ -21,6 +21,7 @@ from pathlib import Path
 
 import cv2
 
+from app.build import since_launch
 from app.errors import AppError
 
 WARMUP_FRAMES = 2  # left out of the percentiles: shader compilation, first allocations
@@ -76,6 +77,8 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
             rec.image = None
             rec.t_done = time.perf_counter()  # capture -> frame in the output file
             tl.add(rec)
+            if len(tl.records) == 1:
+                tl.startup["first_frame"] = since_launch()
             written += 1
             bar.update(1)
     except KeyboardInterrupt:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from app.effects import EFFECTS
+from app.hud import DOCKS
 from engine.gpu.storage_choice import STORAGE_OPTIONS
 from engine.gpu.sync import SYNC_MODES
 from engine.memory.registry import PLANNERS
@@ -25,8 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Live AR effects from TFLite models running on a WebGPU inference engine. "
         "Frames go to the GPU once; pre-processing, inference, post-processing and the "
         "overlay all run there, with no tensor read back.",
-        epilog="Keys in the window: q/Esc quit, s toggle sync sleep/spin, h toggle the HUD, "
-        "e next effect style. Examples: `ar-demo --model models/selfie_segmentation.tflite` "
+        epilog="Keys in the window: q/Esc quit, s toggle sync sleep/spin, h HUD full/mini/off, "
+        "d dock the HUD right/left/free, e next effect style, p next planner, f next precision "
+        "(rebuilt in the background while the current effect draws). A video file plays in real time (late frames are "
+        "dropped). Examples: `ar-demo --model models/selfie_segmentation.tflite` "
         "(camera 0, window); `ar-demo --model models/selfie_segmentation.tflite --input "
         "assets/sample.mp4 --headless --output out/demo.mp4`.",
     )
@@ -88,8 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hud", action=argparse.BooleanOptionalAction, default=None,
                    help="draw the HUD (default: on in the window, off in headless mode, where "
                         "--hud burns it into the video)")  # fmt: skip
+    p.add_argument("--hud-dock", default="right", choices=DOCKS,
+                   help="where the window's HUD sits: right or left side, or free (drag it); "
+                        "the d key cycles")  # fmt: skip
     p.add_argument("--adapter", metavar="NAME",
                    help="WebGPU adapter whose name/backend contains NAME (e.g. llvmpipe, "
                         "Vulkan); default: the best one (also ENGINE_ADAPTER)")  # fmt: skip
-    p.add_argument("--no-progress", action="store_true", help="headless: no progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="headless: no start-up progress line and no progress bar")  # fmt: skip
     return p

@@ -7,6 +7,10 @@
   adapter has them, a HUD drawn in the same render pass
 - usage: `p = FramePipeline(ctx, specs, "segmentation", (640, 480), "bgra8unorm")`;
   `rec = p.process(frame, target_view)`
+- the effect: built and run once offscreen before its first frame (`make_effect`, with
+  progress to a BuildStatus); `build=False` leaves it to the owner (the window builds it
+  on a worker thread, then `set_effect`); `switch(planner=..., precision=...)` builds a
+  new one on a worker thread while the current one draws and swaps it in between frames
 
 Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is
 read back; `transfers()` counts what crossed the bus: frame uploads, small uniform writes,
@@ -23,47 +27,129 @@ from pathlib import Path
 
 import numpy as np
 
+from app.build import Build, BuildStatus, StartupLine, since_launch, warm_effect
 from app.effects import effect_class
 from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.stats import FrameRecord, Timeline
+from engine.gpu.progress import report_to
 from engine.gpu.sync import SYNC_MODES, Fence
 from engine.gpu.timestamps import GpuMarks
+from engine.gpu.warmup import compiles_late_with_cache, scratch_context
 
 
 class FramePipeline:
     def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
                  *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
                  storage: str = "auto", gpu_timing: bool = True,
-                 results: str | None = None):  # fmt: skip
+                 results: str | None = None, style: int = 0, build: bool = True,
+                 status: BuildStatus | None = None):  # fmt: skip
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
+        self.effect_name, self.specs, self.style = effect, specs, style
+        self.options = {"precision": precision, "planner": planner, "storage": storage}
         self.uploader = FrameUploader(self.device, frame_size)
-        self.effect = effect_class(effect)(
-            ctx, specs, frame_size, target_format, precision, planner, storage
-        )
+        self.effect = None  # until set_effect(): build=False builds it elsewhere
+        self.switching: Build | None = None  # a background rebuild (switch())
+        self.switch_error: str | None = None
+        self.switches: list[dict] = []  # each switch: what, seconds, frames drawn meanwhile
         self.marks = GpuMarks(self.device) if gpu_timing and ctx.has_timestamps else None
         self.fence = Fence(self.device)
         self.timeline = Timeline()
         self.frame_readbacks = 0
         self._readback = None
         self.results = ResultsWriter(results) if results else None
-        flag = self.effect.face_flag
-        self.faces = FaceTally(self.device, flag) if flag is not None else None
+        self.faces = None
         self.timeline.sections["faces"] = self.face_summary
+        self.timeline.sections["switches"] = lambda: self.switches or None
+        if build:
+            with report_to(status):
+                self.set_effect(self.make_effect(status=status))
+            if status is not None:
+                status.set_stage("done")
+
+    @property
+    def ready(self) -> bool:
+        return self.effect is not None
+
+    def model_names(self) -> list[str]:
+        return [s.name for s in self.specs]
+
+    # --- building and swapping effects -------------------------------------------------
+    def make_effect(self, *, status: BuildStatus | None = None, hud=None, beside: bool = False,
+                    **changes):  # fmt: skip
+        """A new effect with this pipeline's options (`changes`: precision, planner,
+        storage), its first frame run offscreen (warm_up) so that the frame it is swapped
+        in for compiles nothing. Any thread; `beside`: frames are being shown meanwhile,
+        so compile on a scratch device where that keeps the display's queue free."""
+        opts = {**self.options, **changes}
+        effect = effect_class(self.effect_name)(
+            self.ctx, self.specs, self.frame_size, self.target_format, **opts
+        )
+        effect.style = self.effect.style if self.effect is not None else self.style
+        effect.on_style()
+        late = beside and compiles_late_with_cache(self.ctx)
+        warm_effect(effect, self.uploader.view, self.target_format, self.sync, hud, status,
+                    scratch_context(self.ctx) if late else None)  # fmt: skip
+        return effect
+
+    def set_effect(self, effect) -> None:
+        """Draw with `effect` from the next frame on; the old one is closed (every frame
+        is waited for: nothing of it is in flight)."""
+        old, self.effect = self.effect, effect
+        self.options = {"precision": effect.precision, "planner": effect.planner,
+                        "storage": effect.storage}  # fmt: skip
+        flag = effect.face_flag
+        if flag is not None and self.faces is None:
+            self.faces = FaceTally(self.device, flag)
+        elif flag is not None:
+            self.faces.src = flag[0]  # the new solution's flag buffer
+        if old is not None:
+            old.close()
+
+    def switch(self, **changes) -> bool:
+        """Rebuild the effect with `changes` (planner=..., precision=...) on a worker
+        thread; frames keep coming from the current one and process() swaps the new one in
+        once built. False while another switch is running."""
+        if self.switching is not None:
+            return False
+        what = ", ".join(f"{k} {v or 'best'}" for k, v in changes.items())
+        status = BuildStatus(what, self.model_names())
+        self.switch_error = None
+        self.switching = Build(
+            lambda: self.make_effect(status=status, beside=True, **changes), status,
+            t_start=time.perf_counter(), frames=[],
+        )  # fmt: skip
+        return True
+
+    def _adopt_switch(self) -> None:
+        """Between frames: take a finished switch's effect, or keep its error for the HUD."""
+        b = self.switching
+        if b is None or not b.done:
+            return
+        self.switching = None
+        done = b.info["frames"]  # when each frame drawn meanwhile was done
+        gaps = np.diff([b.info["t_start"], *done, time.perf_counter()])
+        self.switches.append({
+            "what": b.status.what, "seconds": round(b.status.seconds, 3),
+            "ok": b.error is None, "frames_meanwhile": len(done),
+            "longest_frame_gap_ms": round(float(gaps.max()) * 1e3, 1),
+        })  # fmt: skip
+        if b.error is not None:
+            self.switch_error = f"{b.status.what}: {b.status.error}"
+        else:
+            self.set_effect(b.result)
+
+    def set_planner(self, planner: str | None) -> None:
+        """Rebuild with another memory planner now (blocking; the window uses switch())."""
+        self.set_effect(self.make_effect(planner=planner))
 
     # --- controls --------------------------------------------------------------------
     def toggle_sync(self) -> str:
         self.sync = "spin" if self.sync == "sleep" else "sleep"
         return self.sync
-
-    def set_planner(self, planner: str | None) -> None:
-        """Rebuild the engines with another memory planner (between frames)."""
-        self.effect.rebuild(planner)  # process() waits for every frame: nothing in flight
-        if self.faces is not None:  # the new solution's flag buffer
-            self.faces.src = self.effect.face_flag[0]
 
     def face_summary(self) -> dict | None:
         """Frames with a face (None for effects without faces), --results frames."""
@@ -77,6 +163,7 @@ class FramePipeline:
     def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:
         """Render `frame` into `target_view`; with `readback_texture` also return its pixels
         as rec.image (BGRA uint8, headless only)."""
+        self._adopt_switch()
         rec = FrameRecord(frame.index, frame.t_capture, self.sync)
         c0 = time.thread_time()
         t = time.perf_counter()
@@ -132,6 +219,8 @@ class FramePipeline:
             lap("results")
         rec.frame_cpu_ms = (time.thread_time() - c0) * 1e3
         rec.t_done = time.perf_counter()
+        if self.switching is not None:
+            self.switching.info["frames"].append(rec.t_done)
         return rec
 
     # --- headless: the rendered frame back to the CPU -----------------------------------
@@ -190,14 +279,21 @@ class FramePipeline:
         return out
 
 
-def make_pipeline(args, ctx, specs, effect: str, size, target_format: str) -> FramePipeline:
-    """The pipeline ar-demo's options ask for (app/options.py), at the --style asked."""
+def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,
+                  build: bool = True, echo: bool = False) -> FramePipeline:  # fmt: skip
+    """The pipeline ar-demo's options ask for (app/options.py), at the --style asked.
+    build=False: no effect yet (the window builds it on a worker); echo: the build's
+    progress as a line on stderr (headless)."""
+    from app.effects import effect_info
+
+    styles = effect_info(effect).styles
+    status = BuildStatus(effect, [s.name for s in specs], StartupLine() if echo else None)
     pipeline = FramePipeline(
         ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
         planner=None if args.planner == "best" else args.planner, storage=args.storage,
-        results=getattr(args, "results", None),
+        results=getattr(args, "results", None), build=build, status=status,
+        style=styles.index(args.style) if args.style in styles else 0,
     )  # fmt: skip
-    if args.style:
-        while pipeline.effect.style_name != args.style:
-            pipeline.effect.cycle_style()
+    if build:
+        pipeline.timeline.startup["ready"] = since_launch()
     return pipeline

@@ -53,6 +53,8 @@ class Timeline:
         self.recent: deque[FrameRecord] = deque(maxlen=recent)
         self.t_start = time.perf_counter()
         self.warmup = 0  # records before this index are left out of the summary
+        self.dropped = 0  # video frames skipped to keep real time (window pacing)
+        self.startup: dict[str, float] = {}  # seconds since launch: first content, first frame
         # extra summary sections: name -> fn() returning a dict (or None: left out)
         self.sections: dict[str, Callable[[], dict | None]] = {}
 
@@ -72,18 +74,20 @@ class Timeline:
             else 0.0
         )
 
-    def by_sync(self) -> dict[str, dict[str, float]]:
-        """Mean wait ms, wait CPU ms and frame CPU ms per sync mode over recent frames."""
+    def by_sync(self, last: int | None = None) -> dict[str, dict[str, float]]:
+        """p50 wait ms, wait CPU ms, frame CPU ms and latency per sync mode over the recent
+        frames (the last `last` of them): medians, so one cold frame does not show."""
+        recent = list(self.recent)[-last:] if last else list(self.recent)
         out = {}
         for mode in ("sleep", "spin"):
-            rs = [r for r in self.recent if r.sync == mode]
+            rs = [r for r in recent if r.sync == mode]
             if rs:
                 out[mode] = {
                     "frames": len(rs),
-                    "wait_ms": float(np.mean([r.wait_ms for r in rs])),
-                    "wait_cpu_ms": float(np.mean([r.wait_cpu_ms for r in rs])),
-                    "frame_cpu_ms": float(np.mean([r.frame_cpu_ms for r in rs])),
-                    "latency_ms": float(np.mean([r.latency_ms for r in rs])),
+                    "wait_ms": float(np.median([r.wait_ms for r in rs])),
+                    "wait_cpu_ms": float(np.median([r.wait_cpu_ms for r in rs])),
+                    "frame_cpu_ms": float(np.median([r.frame_cpu_ms for r in rs])),
+                    "latency_ms": float(np.median([r.latency_ms for r in rs])),
                 }
         return out
 
@@ -105,7 +109,10 @@ class Timeline:
             "cpu_ms": {k: percentiles(r.cpu_ms.get(k, 0.0) for r in rs) for k in cpu_stages},
             "gpu_ms": {k: percentiles(r.gpu_ms.get(k, 0.0) for r in rs) for k in gpu_stages},
             "by_sync": {m: v for m, v in _by_sync(rs).items()},
+            "dropped_frames": self.dropped,
         }
+        if self.startup:
+            out["startup_s"] = dict(self.startup)
         for name, fn in self.sections.items():
             value = fn()
             if value is not None:
@@ -143,6 +150,14 @@ def format_summary(s: dict) -> str:
         f"frames {s['frames']} ({s['frames_measured']} measured after {s['warmup_frames']} "
         f"warm-up), {s['fps']:.1f} FPS, wall {s['wall_s']:.2f} s"
     )
+    if s.get("dropped_frames"):
+        lines.append(f"dropped {s['dropped_frames']} video frames to keep real time")
+    st = s.get("startup_s")
+    if st:
+        lines.append(
+            "start-up (s since launch): "
+            + ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in st.items())
+        )
     lat = s["latency_ms"]
     lines.append(f"capture -> output latency ms: p50 {lat['p50']:.1f}  p90 {lat['p90']:.1f}  "
                  f"p99 {lat['p99']:.1f}")  # fmt: skip
@@ -176,6 +191,10 @@ def format_summary(s: dict) -> str:
                      f"({faces['frames_without_face']} without)")  # fmt: skip
     if faces and "results_file" in faces:
         lines.append(f"results: {faces['results_frames']} frames -> {faces['results_file']}")
+    for sw in s.get("switches", []):
+        lines.append(f"switch {sw['what']}: {'done' if sw['ok'] else 'FAILED'} in "
+                     f"{sw['seconds']:.1f} s, {sw['frames_meanwhile']} frames drawn meanwhile "
+                     f"(longest gap {sw['longest_frame_gap_ms']:.0f} ms)")  # fmt: skip
     t = s.get("transfers")
     if t:
         lines.append("host transfers: " + ", ".join(f"{k} {v}" for k, v in t.items()))

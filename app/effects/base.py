@@ -6,7 +6,8 @@ An effect turns the frame texture into a picture, all on the GPU:
 - `steps(frame_view)`: the compute stages in order, as (stage name, encode function):
   the solution's steps (pre-process, inference, post-process), then the effect's own;
 - `draw(render_pass)`: the camera frame plus the overlay, read from the solution's buffers;
-- `cycle_style()`: the `e` key; `rebuild(planner)`: a new solution with another memory plan;
+- `cycle_style()`: the `e` key; `rebuild(planner)`: a new solution with another memory plan
+  (app/pipeline.py builds a whole new effect off the display thread instead); `close()`;
 - `read_results()`: the frame's results as numbers (--results only: one readback);
   `face_flag`: where a 4-byte face flag lives on the GPU (app/results.FaceTally), or None.
 Nothing here reads a tensor back: overlays bind the solution's output buffers directly.
@@ -91,6 +92,11 @@ class Effect:
         self.engines = self.solution.engines
         if old is not None:
             old.close()  # the pipeline waits for every frame: nothing of it is in flight
+
+    def close(self) -> None:
+        """Release the solution's GPU memory (the effect is no longer drawn)."""
+        if self.solution is not None:
+            self.solution.close()
 
     def solution_options(self) -> dict:
         """engine.vision solution options: this device, the engine options, no readback."""

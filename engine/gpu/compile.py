@@ -29,6 +29,7 @@ from engine.gpu.adapters import adapter_class
 from engine.gpu.checks import check_storable
 from engine.gpu.kernels.base import BuildContext, Dispatch, select
 from engine.gpu.placement import Placement, TextureLimits, op_storage, place
+from engine.gpu.progress import report
 from engine.gpu.storage import StoragePlan, plan_storage, texture_tiles
 from engine.gpu.workgroups import DeviceLimits
 from engine.memory import ArenaPlan
@@ -183,6 +184,7 @@ def compile_graph(
     `timer(graph, textures, texture_tiles)` gives the function that times one dispatch of
     the transformed graph on the device; `tune_cache` remembers the choices. `input_shapes`
     fixes the inputs' dynamic (-1) dimensions (engine/transforms/resize_inputs.py)."""
+    report(graph.name, "graph")
     clock: dict[str, float] = {}
     t0 = time.perf_counter()
     if input_shapes or has_dynamic_shapes(graph):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from engine.errors import DeviceError
 from engine.gpu.compile import CpuStep, Program
 from engine.gpu.device import GpuContext, create_compute_pipeline
 from engine.gpu.kernels.base import Binding, Dispatch
+from engine.gpu.progress import report
 from engine.gpu.storage import TextureView, View, allocate, allocate_textures
 from engine.gpu.weights import constant_bytes
 from engine.precision import Precision
@@ -65,7 +67,9 @@ class Resources:
         self.textures: dict[int, TextureView] = {}
         if plans.textures is not None:
             self.textures = allocate_textures(self.device, g, plans.textures, self.precision)
-        self.compile_pipelines([(d.source, d.kernel) for d in program.dispatches])
+        self.compile_pipelines(
+            [(d.source, d.kernel) for d in program.dispatches], report_as="pipelines"
+        )
         self.steps: list[Segment | CpuStep] = []
         for step in program.steps:
             if isinstance(step, CpuStep):
@@ -90,11 +94,12 @@ class Resources:
         return self.textures[tensor] if tensor in self.textures else self.buffers[tensor]
 
     # --- pipelines ---------------------------------------------------------------------
-    def compile_pipelines(self, items: list[tuple[str, str]]) -> None:
+    def compile_pipelines(self, items: list[tuple[str, str]], report_as: str | None = None) -> None:
         """Create the pipelines of distinct (source, label)s not made yet, on several
         threads (wgpu-py releases the GIL in its native calls; lavapipe compiles each
         pipeline on the calling thread: 2 threads 1.8x faster on 2 cores). Pipelines
-        another engine on this device already made are reused (ctx.pipelines)."""
+        another engine on this device already made are reused (ctx.pipelines). With
+        `report_as`, each one made is reported as that phase's k of n (progress.py)."""
         t0 = time.perf_counter()
         shared, todo = self.ctx.pipelines, {}
         for source, label in items:
@@ -105,7 +110,13 @@ class Resources:
                 self.pipeline_stats["reused"] += 1
             else:
                 todo.setdefault(source, label)
-        made = _compile_all(self.device, list(todo.items()))
+        name, total = self.program.graph.name, len(todo)
+
+        def done(k: int) -> None:  # the program's batch only: progress.py's k of n
+            if report_as:
+                report(name, report_as, k, total)
+
+        made = _compile_all(self.device, list(todo.items()), done)
         for source, pipeline in zip(todo, made, strict=True):
             if isinstance(pipeline, DeviceError):
                 raise pipeline
@@ -183,8 +194,9 @@ def compile_threads() -> int:
     return max(1, min(cpus, 8))
 
 
-def _compile_all(device, items: list[tuple[str, str]]) -> list:
-    """A pipeline (or the DeviceError of its shader) per (source, label)."""
+def _compile_all(device, items: list[tuple[str, str]], done: Callable[[int], None]) -> list:
+    """A pipeline (or the DeviceError of its shader) per (source, label); done(k) after
+    the k-th (in order: pool.map yields each result once it and those before it are made)."""
 
     def one(item: tuple[str, str]):
         try:
@@ -192,8 +204,18 @@ def _compile_all(device, items: list[tuple[str, str]]) -> list:
         except DeviceError as exc:
             return exc
 
+    if not items:
+        return []
+    done(0)
     workers = min(len(items), compile_threads())
+    out = []
     if workers > 1:
         with ThreadPoolExecutor(workers) as pool:
-            return list(pool.map(one, items))
-    return [one(item) for item in items]
+            for made in pool.map(one, items):
+                out.append(made)
+                done(len(out))
+        return out
+    for item in items:
+        out.append(one(item))
+        done(len(out))
+    return out

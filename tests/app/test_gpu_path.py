@@ -213,3 +213,59 @@ def test_face_mesh_hides_without_a_face():
     lm = p.effect.solution.projector.read()
     assert not lm.present and lm.args[1] == 0
     assert list(_u32(p.effect.args)) == [6, 0, 0, 0]
+
+
+def _until_swapped(p, source, view, old, limit_s: float = 300.0) -> int:
+    """Process frames (the clip again from the start when it ends) until `old` is no longer
+    the pipeline's effect; how many frames `old` drew meanwhile."""
+    import time
+
+    drawn, t0 = 0, time.perf_counter()
+    while p.effect is old and time.perf_counter() - t0 < limit_s:
+        frame = source.read()
+        if frame is None:
+            source.close()
+            source = open_source(str(sample_clip()), 300)
+            continue
+        p.process(frame, view)
+        drawn += p.effect is old
+    assert p.effect is not old, "the switch never finished"
+    return drawn
+
+
+@pytest.mark.parametrize("change", [{"planner": "naive"}, {"precision": "fp16"}])
+def test_switch_builds_in_the_background_and_swaps_between_frames(change):
+    """switch(): the current effect keeps drawing while the new one is built (and run once)
+    on a worker thread; the next frame after it is ready uses the new one, results right."""
+    if change.get("precision") == "fp16" and not CTX.has_f16:
+        pytest.skip("adapter lacks shader-f16")
+    p, source, view = _pipeline(["selfie_segmentation"], "segmentation")
+    p.process(source.read(), view)
+    old = p.effect
+    assert p.switch(**change) and not p.switch(planner="greedy")  # one switch at a time
+    drawn = _until_swapped(p, source, view, old)
+    (engine,) = p.effect.engines.values()
+    if "planner" in change:
+        assert engine.memory.strategy == "naive" and p.options["planner"] == "naive"
+    else:
+        assert engine.precision == "fp16" and p.effect.precision == "fp16"
+    (sw,) = p.switches
+    assert sw["ok"] and sw["frames_meanwhile"] == drawn
+    frame = source.read()
+    p.process(frame, view)
+    got = _read(p.effect.mask).reshape(256, 256) > 0.5
+    want = reference_mask(p.effect.specs[0].graph, frame.bgr) > 0.5
+    assert (got & want).sum() / (got | want).sum() >= 0.98
+
+
+def test_a_failed_switch_keeps_the_current_effect():
+    """A planner that cannot plan the storage in use: the error is kept for the HUD, the
+    effect drawing now stays."""
+    p, source, view = _pipeline(["selfie_segmentation"], "segmentation", storage="texture")
+    p.process(source.read(), view)
+    old = p.effect
+    p.switch(planner="arena")  # arena plans buffers only
+    p.switching.thread.join(120)
+    p.process(source.read(), view)
+    assert p.effect is old and p.switching is None
+    assert "arena" in p.switch_error and p.switches[0]["ok"] is False

@@ -95,7 +95,8 @@ def test_hud_is_burnt_in_and_stats_have_percentiles(tmp_path):
     got, want, summary = _headless(tmp_path, ["face_detection_short_range"], "--hud",
                                    "--sync", "spin")  # fmt: skip
     d = frame_diff(got[-1], want[-1])
-    assert np.median(d[10:200, 10:200]) > 15  # the HUD panel, top left
+    assert np.median(d[10:200, -200:-10]) > 15  # the HUD panel, docked right
+    assert np.median(d[:, 180:420]) < SAME  # not over the centre of the frame
     assert summary["hud"] is True and summary["sync"] == "spin"
     for stage in ("upload", "preprocess", "inference", "postprocess", "render"):
         assert set(summary["cpu_ms"][stage]) >= {"p50", "p90", "p99"}
