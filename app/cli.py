@@ -5,8 +5,8 @@
             --input assets/sample.mp4 --headless --output out/mesh.mp4    # face mesh, to a file
 
 Start-up, in order (each failure one line, exit 2, before any model compiles): the options,
-the display (window) or the output video (headless: extension, folder, codec), the models'
-files, the input (camera or file), the adapter; then the compile and the frames.
+the models' files, the display (window) or the output video (headless: extension, folder,
+codec), the input (camera or file), the adapter; then the compile and the frames.
 SIGINT / SIGTERM at any point end with one line on stderr and exit 130 / 143 (app/signals.py);
 in headless mode the video holds every frame written so far and the stats are written.
 Exit codes: app/headless.py EXIT_*, listed in --help and docs/app.md.
@@ -74,10 +74,7 @@ def _quiet_libraries(verbose: bool) -> None:
     )
     if verbose:
         logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
-        import av
-
-        av.logging.set_level(av.logging.WARNING)
-        return
+        return  # FFmpeg's log: app/sources.py VideoSource(verbose=True)
     import wgpu  # first: it installs its own logger class for "wgpu"
 
     wgpu_log = logging.getLogger(wgpu.logger.name)
@@ -98,16 +95,18 @@ def run(args, stop: StopSignals) -> int:
     from app.models import choose_effect, load_model
     from app.output import DEFAULT_OUTPUT
     from app.sources import IMAGE_SUFFIXES, open_source
-    from app.startup import check_options
+    from app.startup import check_options, check_outputs
 
     stop.stage = "checking the options"
-    check_options(args, DEFAULT_OUTPUT)
+    check_options(args)
     stop.stage = "reading the models"
     specs = [load_model(m) for m in args.model]
     effect = choose_effect(specs, args.effect)
     styles = effect_info(effect).styles
     if args.style and args.style not in styles:
         raise AppError(f"--style {args.style}: {effect} has styles {', '.join(styles) or 'none'}")
+    stop.stage = "checking the display and the output"
+    check_outputs(args, DEFAULT_OUTPUT)
     limit = args.frames
     if args.headless and limit is None and not args.input.isdigit():
         if any(args.input.lower().endswith(s) for s in IMAGE_SUFFIXES):

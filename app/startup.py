@@ -2,11 +2,12 @@
 
 - input: the parsed options (app/options.py)
 - output: nothing, or an AppError with one line (the CLI exits 2)
-- checks, in order: the options among themselves; a display for the window (GLFW would
-  abort the process, SIGABRT, when it has none); the output video (app/output.py:
-  extension, folder, codec) and the --stats / --results folders. The models, the input
-  (camera or file) and the adapter come next in app/cli.py, then the compile.
-- usage: `check_options(args)`
+- checks, in app/cli.py's order: the options among themselves (`check_options`); the
+  models' files are read; a display for the window (GLFW would abort the process, SIGABRT,
+  when it has none) or the output video (app/output.py: extension, folder, codec), and
+  the --stats / --results folders (`check_outputs`); then the input (camera or file) and
+  the adapter; only then the compile.
+- usage: `check_options(args)`; `check_outputs(args, "out/ar-demo.mp4")`
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from app.errors import AppError
 from app.output import check_output
 
 
-def check_options(args, default_output: str) -> None:
-    """The options among themselves, the display or the output, the report files."""
+def check_options(args) -> None:
+    """The options among themselves (no file or device touched)."""
     if args.frames is not None and args.frames < 1:
         raise AppError("--frames must be at least 1")
     if len(args.model) > 2:
@@ -31,6 +32,10 @@ def check_options(args, default_output: str) -> None:
     if not args.headless and args.output:
         raise AppError("--output writes a video in headless mode: add --headless (the window "
                        "shows the frames, it does not write them)")  # fmt: skip
+
+
+def check_outputs(args, default_output: str) -> None:
+    """The display (window) or the output video (headless), then the report files."""
     if args.headless:
         check_output(args.output or default_output)
     else:

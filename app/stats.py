@@ -171,7 +171,10 @@ class Timeline:
             "by_sync": _by_sync(rows, col),
         }
         for name, fn in self.sections.items():
-            value = fn()
+            try:
+                value = fn()
+            except Exception as exc:  # e.g. a GPU read-back on a lost device: the rest stands
+                value = {"unavailable": f"{type(exc).__name__}: {str(exc).splitlines()[-1]}"}
             if value is not None:
                 out[name] = value
         out.update(extra or {})

@@ -110,9 +110,9 @@ class LoopingSource:
         self._src.close()
 
 
-def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str,
-              out_json: str) -> None:  # fmt: skip
-    """One effect in this process: the headless path on a looped clip, samples to JSON."""
+def soak_effect(effect: str, style: str | None, frames: int, every: int,
+                input_path: str) -> dict:  # fmt: skip
+    """One effect in this process: the headless path on a looped clip; the samples."""
     from app.headless import run_headless
     from app.models import load_model
     from app.options import build_parser
@@ -127,13 +127,20 @@ def run_child(effect: str, style: str | None, frames: int, every: int, input_pat
     source = LoopingSource(input_path, frames, every)
     ctx = shared_context()
     pipeline = make_pipeline(args, ctx, specs, effect, source.size, "bgra8unorm")
-    with tempfile.TemporaryDirectory() as tmp:
-        code = run_headless(pipeline, source, Path(tmp) / "soak.mp4", progress=False,
-                            report=False)  # fmt: skip
-    Path(out_json).write_text(json.dumps({
-        "effect": effect, "style": pipeline.effect.style_name, "frames": frames, "exit": code,
-        "adapter": ctx.name, "loops": source.loops, "samples": source.samples,
-    }))  # fmt: skip
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            code = run_headless(pipeline, source, Path(tmp) / "soak.mp4", progress=False,
+                                report=False)  # fmt: skip
+    finally:
+        pipeline.effect.solution.close()
+    return {"effect": effect, "style": pipeline.effect.style_name, "frames": frames,
+            "exit": code, "adapter": ctx.name, "loops": source.loops,
+            "samples": source.samples}  # fmt: skip
+
+
+def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str,
+              out_json: str) -> None:  # fmt: skip
+    Path(out_json).write_text(json.dumps(soak_effect(effect, style, frames, every, input_path)))
 
 
 def slope(samples: list[dict], warmup: int, key: str = "rss_mb") -> tuple[float, float]:
