@@ -131,6 +131,8 @@ def read_opencv(path: str, persist: bool) -> dict:
 
 
 def read_pyav(path: str) -> dict:
+    import av  # noqa: F401  (imported before the clock starts, as cv2 is for OpenCV)
+
     from app.errors import AppError
     from app.sources import open_source
 
@@ -175,7 +177,7 @@ def markdown(rows: list[dict]) -> str:
             "error" if r[k]["frames"] is None else str(r[k]["frames"]) for k in READERS
         )
         err = " / ".join(str(r[k]["stderr_lines"]) for k in READERS)
-        ms = " / ".join(f"{1e3 * r[k]['s'] / max(1, r[k]['frames']):.2f}" if r[k].get("s")
+        ms = " / ".join(f"{1e3 * r[k]['s'] / r[k]['frames']:.2f}" if r[k].get("frames")
                         else "-" for k in READERS)  # fmt: skip
         py = r["pyav"]
         listed = ("file not opened" if py.get("skipped") is None else
