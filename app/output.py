@@ -7,7 +7,9 @@
 - usage: `check_output("out/demo.mp4")` (AppError, one line); `w = open_writer(p, 30, (640, 480))`
 
 Codecs by extension, measured with opencv-python-headless 5.0 (FFmpeg backend): mp4v
-encodes .mp4 .m4v .mov .mkv .avi; .webm needs VP80; avc1 (H.264) is not in the wheel.
+encodes .mp4 .m4v .mov .mkv .avi silently; .webm works with VP80 but OpenCV prints a
+"tag is not supported" line for it whatever its log level (left out); avc1 (H.264) is not
+in the wheel.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ import numpy as np
 from app.errors import AppError
 
 DEFAULT_OUTPUT = "out/ar-demo.mp4"
-CODECS = {".mp4": "mp4v", ".m4v": "mp4v", ".mov": "mp4v", ".mkv": "mp4v", ".avi": "mp4v",
-          ".webm": "VP80"}  # fmt: skip
+CODECS = {".mp4": "mp4v", ".m4v": "mp4v", ".mov": "mp4v", ".mkv": "mp4v", ".avi": "mp4v"}
 
 
 def codec_for(path: str | Path) -> str:

@@ -130,9 +130,15 @@ class StopSignals:
 
     def window(self) -> None:
         """Window mode: a signal stops the window's event loop (window.py then prints its
-        summary). rendercanvas puts its own SIGINT handler in while the loop runs (it stops
-        the loop too); SIGTERM stays here."""
+        summary). rendercanvas puts its own SIGINT handler in while its loop runs (it stops
+        the loop too, and logs "Received signal Interrupt"): that log record is taken as
+        the signal and dropped, so the exit code and the one line are the same as here."""
+        import logging
+
         self.mode = "window"
+        log = logging.getLogger("rendercanvas")
+        if not any(isinstance(f, _Received) for f in log.filters):
+            log.addFilter(_Received(self))
 
     def shutdown(self) -> None:
         """From here on signals are only noted (the output is being finished)."""
@@ -183,6 +189,23 @@ class StopSignals:
     def _retry(self, _signum: int, frame) -> None:
         if self._pending and self.mode != "shutdown":
             self._raise(frame)
+
+
+class _Received:
+    """A logging filter on rendercanvas: its "Received signal <name>" record is the signal."""
+
+    def __init__(self, stop: StopSignals):
+        self.stop = stop
+        self.names = {signal.strsignal(getattr(signal, n)): getattr(signal, n) for n in HANDLED}
+
+    def filter(self, record) -> bool:
+        text = record.getMessage()
+        if not text.startswith("Received signal "):
+            return True
+        num = self.names.get(text[len("Received signal ") :])
+        if num is not None and self.stop.signum is None:
+            self.stop.signum = num
+        return num is None
 
 
 def interrupted_line(name: str, where: str) -> str:

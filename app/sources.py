@@ -170,8 +170,8 @@ class VideoSource(FrameSource):
         try:
             self._container = av.open(str(path))
         except (av.error.FFmpegError, OSError) as exc:
-            raise AppError(f"{path}: cannot open the video ({_reason(exc)}; an mp4 cut short "
-                           f"loses its index)") from None  # fmt: skip
+            raise AppError(f"{path}: cannot open the video ({_reason(exc)}){_mp4_hint(path)}"
+                           ) from None  # fmt: skip
         if not self._container.streams.video:
             self._container.close()
             raise AppError(f"{path}: no video stream in the file")
@@ -252,6 +252,16 @@ class VideoSource(FrameSource):
             self._frames.close()
             self._frames = None
         self._container.close()
+
+
+def _mp4_hint(path: Path) -> str:
+    """For an mp4 (its first box is `ftyp`) without its index box: it was cut short."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return ""
+    return "; an mp4 cut short before its index box cannot be read" if head[4:8] == b"ftyp" else ""
 
 
 def _reason(exc: Exception) -> str:
