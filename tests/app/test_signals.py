@@ -123,3 +123,32 @@ def test_signal_during_start_up(tmp_path, step, name):
     assert stats["frames_read"] == 0 and "no frame was written" in proc.stderr
     assert stats["stage"] == {"adapter": "creating the WebGPU device",
                               "compile": "compiling the models"}[step]  # fmt: skip
+
+
+def test_signal_states_in_process():
+    """StopSignals by itself: start-up raises, the loop asks once then raises (never inside
+    a hold), shutdown only notes; the handlers before are put back."""
+    from app.signals import Interrupted, StopSignals
+
+    before = signal.getsignal(signal.SIGTERM)
+    stop = StopSignals.install()
+    try:
+        with pytest.raises(Interrupted) as err:
+            signal.raise_signal(signal.SIGTERM)
+        assert err.value.exit_code == 143 and stop.exit_code == 143
+        stop.restore()
+        stop = StopSignals.install()
+        with stop.loop():
+            signal.raise_signal(signal.SIGINT)
+            assert stop.requested and stop.name == "SIGINT"
+            with pytest.raises(Interrupted):
+                with stop.hold():
+                    signal.raise_signal(signal.SIGINT)  # deferred to the end of the hold
+                    done = True
+            assert done
+        stop.shutdown()
+        signal.raise_signal(signal.SIGTERM)  # noted only
+        assert stop.count == 3 and stop.exit_code == 130
+    finally:
+        stop.restore()
+    assert signal.getsignal(signal.SIGTERM) == before
