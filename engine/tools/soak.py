@@ -1,4 +1,4 @@
-"""Soak: every ar-demo effect for thousands of frames headless; RSS and GPU objects over time.
+"""Soak: each ar-demo effect for thousands of frames headless; memory and GPU objects over time.
 
     python -m engine.tools.soak [--frames 3000] [--effects face-mesh,segmentation,...]
                                 [--every 100] [--input assets/sample.mp4] [--json out/soak.json]
@@ -6,11 +6,14 @@
 Per effect (and style), a child process runs the real headless path (app.headless
 .run_headless: upload, solution, overlay, readback, mp4 encoding, the timeline) on the
 input clip played in a loop until `--frames`, and samples every `--every` frames:
-RSS (/proc/self/statm), wgpu-py's live objects by type (wgpu.diagnostics.object_counts),
-the native wgpu-core registries' kept objects (wgpu_native_counts) and the GPU bytes of
-live buffers and textures. The parent prints a markdown table (RSS start / end, slope in
-MB/min and KB/frame by least squares over the samples after `--warmup` frames, object
-count growth) and writes the samples as JSON. Target (issue 14): slope < 1 MB/min.
+anonymous memory (RssAnon + VmSwap: the heap, where a leak lands; the target is on it),
+RSS, wgpu-py's live objects by type (wgpu.diagnostics.object_counts), the native
+wgpu-core registries' kept objects (wgpu_native_counts), the GPU bytes of live buffers
+and textures, and Python's allocated blocks (sys.getallocatedblocks: growth there is
+Python objects, growth in anonymous memory only is native). The parent prints a markdown
+table (memory start / end, slope in MB/min and KB/frame by least squares over the
+samples after `--warmup` frames, object count growth) and writes the samples as JSON.
+Target (issue 14): slope < 1 MB/min.
 A child per effect: each starts from a fresh process, so one effect's memory is not
 counted against the next.
 """
@@ -32,6 +35,19 @@ DEFAULT_MODELS = {
     "face-detection": ("face_detection_short_range",),
 }
 TARGET_MB_PER_MIN = 1.0  # issue 14's bound on RSS growth
+
+
+def anon_mb() -> float | None:
+    """Anonymous resident memory + swap in MiB (Linux): the heap, where a leak lands. RSS
+    also counts file-backed pages (lavapipe's LLVM is ~100 MB of them) that the kernel
+    evicts and maps back at will: one soak saw RSS drop 298 -> 190 MB mid-run."""
+    try:
+        with open("/proc/self/status") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        kb = int(fields["RssAnon"].split()[0]) + int(fields.get("VmSwap", "0 kB").split()[0])
+        return kb / 1024
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 def rss_mb() -> float:
@@ -65,7 +81,10 @@ def gpu_objects() -> dict:
 
 
 def sample(frame: int, t0: float) -> dict:
-    return {"frame": frame, "t_s": time.perf_counter() - t0, "rss_mb": rss_mb(), **gpu_objects()}
+    rss, anon = rss_mb(), anon_mb()
+    return {"frame": frame, "t_s": time.perf_counter() - t0, "rss_mb": rss,
+            "anon_mb": rss if anon is None else anon, "py_blocks": sys.getallocatedblocks(),
+            **gpu_objects()}  # fmt: skip
 
 
 class LoopingSource:
@@ -157,17 +176,21 @@ def slope(samples: list[dict], warmup: int, key: str = "rss_mb") -> tuple[float,
 
 
 def summarize(run: dict, warmup: int) -> dict:
-    """The table row of one child's run."""
+    """The table row of one child's run: the target is on anonymous memory (anon_mb())."""
     s = run["samples"]
-    per_min, per_frame = slope(s, warmup)
+    per_min, per_frame = slope(s, warmup, "anon_mb")
+    rss_min, _ = slope(s, warmup, "rss_mb")
     after = [x for x in s if x["frame"] >= warmup] or s
     first, last = after[0], s[-1]
     native = [x["native_total"] for x in after]
     return {
         "effect": run["effect"], "style": run["style"], "frames": run["frames"],
         "minutes": (last["t_s"] - s[0]["t_s"]) / 60.0,
-        "rss_start_mb": s[0]["rss_mb"], "rss_warm_mb": first["rss_mb"], "rss_end_mb": last["rss_mb"],
+        "anon_start_mb": s[0]["anon_mb"], "anon_warm_mb": first["anon_mb"],
+        "anon_end_mb": last["anon_mb"], "rss_warm_mb": first["rss_mb"],
+        "rss_end_mb": last["rss_mb"], "rss_slope_mb_per_min": rss_min,
         "slope_mb_per_min": per_min, "slope_kb_per_frame": per_frame * 1024,
+        "py_blocks": (first["py_blocks"], last["py_blocks"]),
         "py_objects": (first["py_total"], last["py_total"]),
         "native_objects": (native[0], native[-1]),
         "gpu_bytes": (first["gpu_bytes"], last["gpu_bytes"]),
@@ -177,16 +200,19 @@ def summarize(run: dict, warmup: int) -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    head = ("| effect | style | frames | min | RSS start -> warm -> end MB | slope MB/min | "
-            "KB/frame | wgpu-py objects | wgpu-core objects | GPU MB | < 1 MB/min |\n"
-            "|---|---|---:|---:|---|---:|---:|---|---|---|---|")  # fmt: skip
+    head = ("| effect | style | frames | min | anon MB start -> warm -> end | slope MB/min | "
+            "KB/frame | RSS MB warm -> end (slope) | Python blocks | wgpu-py objects | "
+            "wgpu-core objects | GPU MB | < 1 MB/min |\n"
+            "|---|---|---:|---:|---|---:|---:|---|---|---|---|---|---|")  # fmt: skip
     lines = [head]
     for r in rows:
         mb = tuple(f"{b / 2**20:.1f}" for b in r["gpu_bytes"])
         lines.append(
             f"| {r['effect']} | {r['style']} | {r['frames']} | {r['minutes']:.1f} | "
-            f"{r['rss_start_mb']:.0f} -> {r['rss_warm_mb']:.0f} -> {r['rss_end_mb']:.0f} | "
+            f"{r['anon_start_mb']:.0f} -> {r['anon_warm_mb']:.1f} -> {r['anon_end_mb']:.1f} | "
             f"{r['slope_mb_per_min']:.2f} | {r['slope_kb_per_frame']:.2f} | "
+            f"{r['rss_warm_mb']:.0f} -> {r['rss_end_mb']:.0f} ({r['rss_slope_mb_per_min']:.2f}) | "
+            f"{r['py_blocks'][0]} -> {r['py_blocks'][1]} | "
             f"{r['py_objects'][0]} -> {r['py_objects'][1]} | "
             f"{r['native_objects'][0]} -> {r['native_objects'][1]} | {mb[0]} -> {mb[1]} | "
             f"{'yes' if r['ok'] else 'NO'} |"
