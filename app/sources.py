@@ -217,11 +217,14 @@ class VideoSource(FrameSource):
                 yield self._frame(f)
 
     def _frame(self, f) -> tuple[np.ndarray, int]:
+        """The frame's index from its timestamp; a gap after a decode error is skipped
+        frames (a gap without one is a variable frame rate: the index just follows)."""
         index = self._next_index
         if f.pts is not None and self._tb:
-            index = max(index, round((f.pts - self._start) * self._tb * self._rate))
-        if index > self._next_index:
-            _merge(self.skipped, self._next_index, index - 1, self._error or "not decoded")
+            at = round((f.pts - self._start) * self._tb * self._rate)
+            if at > index and self._error is not None:
+                _merge(self.skipped, index, at - 1, self._error)
+            index = max(index, at)
         if f.is_corrupt:
             _merge(self.concealed, index, index, "decoded with errors concealed")
         self._next_index, self._error = index + 1, None
@@ -239,10 +242,12 @@ class VideoSource(FrameSource):
         return got
 
     def _finish(self) -> None:
-        """At the end of the file: the declared frames that never came are skipped."""
-        if self.declared and self._next_index < self.declared and not self._stop:
+        """At the end of the file: the declared frames neither read nor skipped are skipped
+        at the end (a file cut short; placed after the last frame read)."""
+        missing = (self.declared or 0) - self.frames_read - self.frames_skipped
+        if missing > 0 and not self._stop:
             reason = self._error or "the file ends early (truncated?)"
-            _merge(self.skipped, self._next_index, self.declared - 1, reason)
+            _merge(self.skipped, self._next_index, self._next_index + missing - 1, reason)
         self._stop = True
 
     def close(self) -> None:

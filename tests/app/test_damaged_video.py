@@ -97,3 +97,25 @@ def test_ar_demo_exits_3_and_lists_the_skipped_frames(damaged, tmp_path):
     assert s["frames_read"] == s["frames_written"] == 140 and s["frames_skipped"] > 0
     (gap,) = s["skipped_frames"]
     assert gap["count"] == s["frames_skipped"] and gap["first"] < 140
+
+
+def test_variable_frame_rate_is_not_damage(tmp_path):
+    """Gaps in the timestamps without a decode error are a variable frame rate, not skips."""
+    from fractions import Fraction
+
+    import av
+    import numpy as np
+
+    path = tmp_path / "vfr.mp4"
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("mpeg4", rate=30)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        stream.codec_context.time_base = Fraction(1, 30)
+        for i in range(20):
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), i * 10, np.uint8), "rgb24")
+            frame.pts, frame.time_base = i + (20 if i >= 10 else 0), Fraction(1, 30)  # a pause
+            out.mux(stream.encode(frame))
+        out.mux(stream.encode(None))
+    src, frames = _read_all(path)
+    assert len(frames) == 20 and frames == sorted(set(frames))
+    assert frames[-1] > 19 and src.skipped == []  # the indices jump at the pause: no skips
