@@ -98,3 +98,14 @@ def test_ar_demo_finishes_the_file_when_the_device_is_lost(tmp_path):
     while cap.read()[0]:
         n += 1
     assert n == 6
+
+
+def test_solution_on_a_lost_device_raises_device_lost_error(astronaut_rgb):
+    from engine.vision import FaceDetector
+
+    ctx = GpuContext.create()
+    with FaceDetector(context=ctx) as det:
+        assert len(det.process(astronaut_rgb).detections) == 1
+        ctx.device.destroy()
+        with pytest.raises(DeviceLostError):
+            det.process(astronaut_rgb)
