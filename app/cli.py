@@ -4,22 +4,51 @@
     ar-demo --model models/face_detection_short_range.tflite --model models/face_landmark.tflite \\
             --input assets/sample.mp4 --headless --output out/mesh.mp4    # face mesh, to a file
 
-Errors a person can fix (missing file, no camera, no adapter, models that fit no effect)
-print one line and exit 2.
+Start-up, in order (each failure one line, exit 2, before any model compiles): the options,
+the models' files, the display (window) or the output video (headless: extension, folder,
+codec), the input (camera or file), the adapter; then the compile and the frames.
+SIGINT / SIGTERM at any point end with one line on stderr and exit 130 / 143 (app/signals.py);
+in headless mode the video holds every frame written so far and the stats are written.
+Exit codes: app/headless.py EXIT_*, listed in --help and docs/app.md.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from app.errors import AppError
-from app.options import DEFAULT_OUTPUT, build_parser
+from app.signals import Interrupted, StopSignals, print_line
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """The CLI; `argv` given (a caller in-process, e.g. a test): the signal handlers are put
+    back on return. Without it (the process is ar-demo) signals are ignored from then on
+    until the process exits: a late Ctrl-C cannot kill it between the stats and exit."""
+    stop = StopSignals.install()  # first: the option parser imports the engine (~0.1 s)
     try:
-        return run(args)
+        return _main(argv, stop)
+    except Interrupted as exc:  # parsing the options, or a signal that got out late
+        stop.shutdown()
+        print_line(f"ar-demo: interrupted by {exc.name} while starting; no frame was written")
+        return exc.exit_code
+    finally:
+        if argv is not None:
+            stop.restore()
+        else:
+            stop.ignore_until_exit()
+
+
+def _main(argv: list[str] | None, stop: StopSignals) -> int:
+    from app.options import build_parser
+
+    args = build_parser().parse_args(argv)
+    _quiet_libraries(args.verbose)
+    try:
+        return run(args, stop)
+    except Interrupted as exc:  # before the frame loop: nothing was written
+        stop.shutdown()
+        return _interrupted_at_start(args, stop, exc)
     except AppError as exc:
         return _fail(str(exc))
     except Exception as exc:
@@ -31,47 +60,77 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
-    print(f"ar-demo: error: {message.splitlines()[0] if message else 'failed'}", file=sys.stderr)
+    print_line(f"ar-demo: error: {message.splitlines()[0] if message else 'failed'}")
     return 2
 
 
-def run(args) -> int:
+def _quiet_libraries(verbose: bool) -> None:
+    """One line per problem: OpenCV's and FFmpeg's logs off, wgpu's device-lost banner off
+    (the app says it in its own line) unless --verbose."""
     import cv2
 
-    from app.models import choose_effect, load_model
-    from app.sources import open_source
+    cv2.utils.logging.setLogLevel(
+        cv2.utils.logging.LOG_LEVEL_INFO if verbose else cv2.utils.logging.LOG_LEVEL_SILENT
+    )
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+        return  # FFmpeg's log: app/sources.py VideoSource(verbose=True)
+    import wgpu  # first: it installs its own logger class for "wgpu"
 
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # one-line errors
-    if args.frames is not None and args.frames < 1:
-        raise AppError("--frames must be at least 1")
-    if len(args.model) > 2:
-        raise AppError("at most two --model (face mesh: face detection + face_landmark)")
+    wgpu_log = logging.getLogger(wgpu.logger.name)
+    if not any(isinstance(f, _LostBanner) for f in wgpu_log.filters):
+        wgpu_log.addFilter(_LostBanner())
+
+
+class _LostBanner(logging.Filter):
+    """Drops wgpu-py's "DEVICE LOST!" / "The WGPU device was lost" log records."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        return not (text.startswith("DEVICE LOST") or "device was lost" in text)
+
+
+def run(args, stop: StopSignals) -> int:
+    from app.effects import effect_info
+    from app.models import choose_effect, load_model
+    from app.output import DEFAULT_OUTPUT
+    from app.preflight import check_options, check_outputs
+    from app.sources import IMAGE_SUFFIXES, open_source
+
+    stop.stage = "checking the options"
+    check_options(args)
+    stop.stage = "reading the models"
     specs = [load_model(m) for m in args.model]
     effect = choose_effect(specs, args.effect)
-    from app.effects import effect_info
-
     styles = effect_info(effect).styles
     if args.style and args.style not in styles:
         raise AppError(f"--style {args.style}: {effect} has styles {', '.join(styles) or 'none'}")
+    stop.stage = "checking the display and the output"
+    check_outputs(args, DEFAULT_OUTPUT)
     limit = args.frames
     if args.headless and limit is None and not args.input.isdigit():
-        from app.sources import IMAGE_SUFFIXES
-
         if any(args.input.lower().endswith(s) for s in IMAGE_SUFFIXES):
             limit = 30
-    if args.headless and limit is None and args.input.isdigit():
-        raise AppError("--headless from a camera needs --frames N (or use --input FILE)")
-    source = open_source(args.input, limit)
+    stop.stage = "opening the input"
+    source = open_source(args.input, limit, verbose=args.verbose)
+    stop.stage = "creating the WebGPU device"
     ctx = _context(args.adapter)
     _check_storage(args, ctx)
     hud_on = (not args.headless) if args.hud is None else args.hud
     info = {"adapter": ctx.name, "effect": effect, "sync": args.sync,
             "precision": args.precision, "storage": args.storage, "input": args.input}  # fmt: skip
+    stop.check()
     if args.headless:
-        return _headless(args, ctx, specs, effect, source, hud_on, info)
+        return _headless(args, ctx, specs, effect, source, hud_on, info, stop)
     from app.window import run_window
 
-    return run_window(args, ctx, specs, effect, source, hud_on, info)
+    stop.stage = "compiling the models"
+    stop.window()  # the window's loop ends on a signal; window.py prints its summary
+    code = run_window(args, ctx, specs, effect, source, hud_on, info)
+    if stop.requested:
+        print_line(f"ar-demo: interrupted by {stop.name}")
+        return stop.exit_code
+    return code
 
 
 def _context(adapter: str | None):
@@ -94,17 +153,51 @@ def _check_storage(args, ctx) -> None:
         raise AppError(f"--planner {args.planner}: {exc} (storage: {kind})") from None
 
 
-def _headless(args, ctx, specs, effect, source, hud_on, info) -> int:
-    from app.headless import run_headless
+def _headless(args, ctx, specs, effect, source, hud_on, info, stop: StopSignals) -> int:
+    from app.headless import EXIT_DEVICE_LOST, EXIT_SKIPPED, run_headless
     from app.hud import Hud
+    from app.output import DEFAULT_OUTPUT
     from app.pipeline import make_pipeline
 
     fmt = "bgra8unorm"
+    stop.stage = "compiling the models"
     pipeline = make_pipeline(args, ctx, specs, effect, source.size, fmt, echo=not args.no_progress)
     hud = Hud(ctx.device, fmt, source.size, adapter=ctx.name) if hud_on else None
     info["style"] = pipeline.effect.style_name
-    return run_headless(pipeline, source, args.output or DEFAULT_OUTPUT, hud=hud,
-                        stats_path=args.stats, info=info, progress=not args.no_progress)  # fmt: skip
+    stop.check()
+    stop.stage = "running"
+    output = args.output or DEFAULT_OUTPUT
+    code = run_headless(pipeline, source, output, hud=hud, stats_path=args.stats, info=info,
+                        progress=not args.no_progress, stop=stop)  # fmt: skip
+    n = source.frames_read
+    frames = f"{n} frame{'' if n == 1 else 's'} in {output}"
+    if stop.requested:
+        print_line(f"ar-demo: interrupted by {stop.name}: {frames} (playable)"
+                   + (f", stats in {args.stats}" if args.stats else ""))  # fmt: skip
+    elif code == EXIT_DEVICE_LOST:
+        print_line(f"ar-demo: error: the GPU device was lost ({ctx.lost or 'device lost'}); "
+                   f"{frames} (finished, playable)")  # fmt: skip
+    elif code == EXIT_SKIPPED:
+        print_line(f"ar-demo: warning: {source.frames_skipped} damaged frames of {args.input} "
+                   f"could not be decoded and were skipped (listed in the summary)")  # fmt: skip
+    return code
+
+
+def _interrupted_at_start(args, stop: StopSignals, exc: Interrupted) -> int:
+    """A signal before the first frame: one line, the stats say where it stopped."""
+    from app.headless import write_stats
+
+    where = getattr(stop, "stage", "starting")
+    print_line(f"ar-demo: interrupted by {exc.name} while {where}; no frame was written")
+    try:
+        write_stats(args.stats, {
+            "interrupted": exc.name, "stage": where, "exit_code": exc.exit_code,
+            "frames_read": 0, "frames_written": 0, "frames_failed": 0, "frames_in_output": 0,
+            "output": None, "input": args.input, "models": args.model,
+        })  # fmt: skip
+    except OSError:
+        pass
+    return exc.exit_code
 
 
 if __name__ == "__main__":

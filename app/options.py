@@ -8,16 +8,29 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from app.effects import EFFECTS
 from app.hud import DOCKS
+from app.output import DEFAULT_OUTPUT
 from engine.gpu.storage_choice import STORAGE_OPTIONS
 from engine.gpu.sync import SYNC_MODES
 from engine.memory.registry import PLANNERS
 from engine.precision import PRECISIONS
 
+# app/headless.py EXIT_*, app/signals.py (128 + signal), docs/app.md "Exit codes"
+EXIT_CODES_HELP = """
+exit codes:
+  0    every frame rendered and written
+  1    some frames' GPU work failed (the input frame is written in their place)
+  2    a problem found before any frame: options, display, output path or codec, model,
+       input, camera, adapter (one line on stderr)
+  3    completed, but damaged frames of the input could not be decoded and were skipped
+       (listed in the summary and in --stats)
+  4    the GPU device was lost: the output is finished up to the last frame
+  130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the output holds every frame
+       written so far and is playable; --stats is written"""
 PLANNER_CHOICES = ("best", *PLANNERS)  # best: the smallest plan of each storage kind
-DEFAULT_OUTPUT = "out/ar-demo.mp4"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,12 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Live AR effects from TFLite models running on a WebGPU inference engine. "
         "Frames go to the GPU once; pre-processing, inference, post-processing and the "
         "overlay all run there, with no tensor read back.",
-        epilog="Keys in the window: q/Esc quit, s toggle sync sleep/spin, h HUD full/mini/off, "
-        "d dock the HUD right/left/free, e next effect style, p next planner, f next precision "
-        "(rebuilt in the background while the current effect draws). A video file plays in real time (late frames are "
-        "dropped). Examples: `ar-demo --model models/selfie_segmentation.tflite` "
-        "(camera 0, window); `ar-demo --model models/selfie_segmentation.tflite --input "
-        "assets/sample.mp4 --headless --output out/demo.mp4`.",
+        epilog=textwrap.fill(
+            "Keys in the window: q/Esc quit, s toggle sync sleep/spin, h HUD full/mini/off, "
+            "d dock the HUD right/left/free, e next effect style, p next planner, f next "
+            "precision (rebuilt in the background while the current effect draws). A video "
+            "file plays in real time (late frames are dropped). Examples: `ar-demo --model "
+            "models/selfie_segmentation.tflite` (camera 0, window); `ar-demo --model "
+            "models/selfie_segmentation.tflite --input assets/sample.mp4 --headless --output "
+            "out/demo.mp4`.",
+            88,
+        )
+        + "\n"
+        + EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--model", action="append", required=True, metavar="PATH",
                    help="a .tflite model; repeat for two-stage effects (face mesh = face "
@@ -99,4 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "Vulkan); default: the best one (also ENGINE_ADAPTER)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true",
                    help="headless: no start-up progress line and no progress bar")  # fmt: skip
+    p.add_argument("--verbose", action="store_true",
+                   help="show the libraries' own logs (FFmpeg's decoder messages on a damaged "
+                        "video, OpenCV, wgpu)")  # fmt: skip
     return p

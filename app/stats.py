@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections import deque
 from collections.abc import Callable
@@ -38,29 +39,88 @@ class FrameRecord:
 
 
 def percentiles(values) -> dict[str, float]:
-    a = np.asarray(list(values), np.float64)
+    a = np.asarray(values if isinstance(values, np.ndarray) else list(values), np.float64)
     if a.size == 0:
         return {"p50": 0.0, "p90": 0.0, "p99": 0.0, "mean": 0.0}
     p50, p90, p99 = np.percentile(a, [50, 90, 99])
     return {"p50": float(p50), "p90": float(p90), "p99": float(p99), "mean": float(a.mean())}
 
 
-class Timeline:
-    """All records of a run (and a short window of recent ones for the HUD)."""
+HEAD = 16  # the first frames are always kept: the warm-up is cut from them
+KEEP = 16_384  # then a uniform sample of this many frames (1.8 MB of float32 rows)
+_FIXED = ("latency_ms", "wait_ms", "wait_cpu_ms", "frame_cpu_ms", "spin")
 
-    def __init__(self, recent: int = 300):
-        self.records: list[FrameRecord] = []
+
+class Timeline:
+    """A run's frames as compact rows, in bounded memory; the recent FrameRecords for the HUD.
+
+    Every frame's figures go into a float32 row (latency, waits, CPU and GPU ms per stage).
+    The first HEAD rows are kept as they are, then at most KEEP more: every frame while
+    there is room, then a uniform random sample of all of them (reservoir sampling,
+    seeded): percentiles over a run of any length from <= 1.8 MB. A list of FrameRecords
+    grew ~2 KB per frame (1.5 MB/min at 13 FPS in the soak; docs/benchmarks.md)."""
+
+    def __init__(self, recent: int = 300, keep: int = KEEP):
         self.recent: deque[FrameRecord] = deque(maxlen=recent)
         self.t_start = time.perf_counter()
-        self.warmup = 0  # records before this index are left out of the summary
+        self.warmup = 0  # frames before this index are left out of the summary (<= HEAD)
         self.dropped = 0  # video frames skipped to keep real time (window pacing)
         self.startup: dict[str, float] = {}  # seconds since launch: first content, first frame
         # extra summary sections: name -> fn() returning a dict (or None: left out)
         self.sections: dict[str, Callable[[], dict | None]] = {}
+        self.frames = 0
+        self._keep = keep
+        self._cols: dict[str, int] = {k: i for i, k in enumerate(_FIXED)}
+        self._rows = np.zeros((HEAD + keep, 2 * len(STAGES) + len(_FIXED)), np.float32)
+        self._stored = 0
+        self._head_capture: list[float] = []  # t_capture of the head rows (wall time)
+        self._last_done = 0.0
+        self._rng = random.Random(0)
+
+    def __len__(self) -> int:
+        return self.frames
+
+    @property
+    def records(self) -> range:
+        """The frames added so far (len and truth only; the rows themselves are compact)."""
+        return range(self.frames)
 
     def add(self, rec: FrameRecord) -> None:
-        self.records.append(rec)
         self.recent.append(rec)
+        slot = self._slot()
+        self.frames += 1
+        self._last_done = rec.t_done
+        if len(self._head_capture) < HEAD:
+            self._head_capture.append(rec.t_capture)
+        if slot is None:
+            return
+        row = self._rows[slot]
+        row[:] = 0.0
+        row[:5] = (rec.latency_ms, rec.wait_ms, rec.wait_cpu_ms, rec.frame_cpu_ms,
+                   rec.sync == "spin")  # fmt: skip
+        for kind, values in (("cpu", rec.cpu_ms), ("gpu", rec.gpu_ms)):
+            for stage, ms in values.items():
+                row[self._col(f"{kind}:{stage}")] = ms
+
+    def _slot(self) -> int | None:
+        """Where the next frame's row goes (None: left out of the sample)."""
+        k = self.frames - HEAD  # frames after the head, this one included
+        if k < 0:
+            self._stored += 1
+            return self.frames
+        if k < self._keep:
+            self._stored += 1
+            return self.frames
+        j = self._rng.randrange(k + 1)
+        return HEAD + j if j < self._keep else None
+
+    def _col(self, name: str) -> int:
+        if name not in self._cols:
+            if len(self._cols) == self._rows.shape[1]:  # a stage name not in STAGES
+                extra = np.zeros((self._rows.shape[0], 4), np.float32)
+                self._rows = np.concatenate([self._rows, extra], axis=1)
+            self._cols[name] = len(self._cols)
+        return self._cols[name]
 
     def fps(self, last_s: float = 2.0) -> float:
         """Frames per second over the last `last_s` seconds."""
@@ -92,46 +152,53 @@ class Timeline:
         return out
 
     def summary(self, extra: dict | None = None) -> dict:
-        rs = self.records[self.warmup :] or self.records
-        wall = (rs[-1].t_done - rs[0].t_capture) if rs else 0.0
-        cpu_stages = sorted({k for r in rs for k in r.cpu_ms}, key=_stage_order)
-        gpu_stages = sorted({k for r in rs for k in r.gpu_ms}, key=_stage_order)
+        warmup = min(self.warmup, HEAD, max(0, self.frames - 1))
+        rows = self._rows[warmup : self._stored] if self._stored > warmup else self._rows[:0]
+        measured = self.frames - warmup
+        wall = (self._last_done - self._head_capture[warmup]) if measured > 0 else 0.0
+        col = self._cols
+        stages = {kind: sorted((k.split(":", 1)[1] for k in col if k.startswith(kind + ":")),
+                               key=_stage_order) for kind in ("cpu", "gpu")}  # fmt: skip
         out = {
-            "frames": len(self.records),
-            "frames_measured": len(rs),
-            "warmup_frames": len(self.records) - len(rs),
+            "frames": self.frames,
+            "frames_measured": measured,
+            "warmup_frames": warmup,
+            "frames_sampled": len(rows),  # < frames_measured: percentiles over a sample
             "wall_s": wall,
-            "fps": (len(rs) / wall) if wall > 0 else 0.0,
-            "latency_ms": percentiles(r.latency_ms for r in rs),
-            "wait_ms": percentiles(r.wait_ms for r in rs),
-            "wait_cpu_ms": percentiles(r.wait_cpu_ms for r in rs),
-            "frame_cpu_ms": percentiles(r.frame_cpu_ms for r in rs),
-            "cpu_ms": {k: percentiles(r.cpu_ms.get(k, 0.0) for r in rs) for k in cpu_stages},
-            "gpu_ms": {k: percentiles(r.gpu_ms.get(k, 0.0) for r in rs) for k in gpu_stages},
-            "by_sync": {m: v for m, v in _by_sync(rs).items()},
+            "fps": (measured / wall) if wall > 0 else 0.0,
+            "latency_ms": percentiles(rows[:, col["latency_ms"]]),
+            "wait_ms": percentiles(rows[:, col["wait_ms"]]),
+            "wait_cpu_ms": percentiles(rows[:, col["wait_cpu_ms"]]),
+            "frame_cpu_ms": percentiles(rows[:, col["frame_cpu_ms"]]),
+            "cpu_ms": {k: percentiles(rows[:, col[f"cpu:{k}"]]) for k in stages["cpu"]},
+            "gpu_ms": {k: percentiles(rows[:, col[f"gpu:{k}"]]) for k in stages["gpu"]},
+            "by_sync": _by_sync(rows, col),
             "dropped_frames": self.dropped,
         }
         if self.startup:
             out["startup_s"] = dict(self.startup)
         for name, fn in self.sections.items():
-            value = fn()
+            try:
+                value = fn()
+            except Exception as exc:  # e.g. a GPU read-back on a lost device: the rest stands
+                value = {"unavailable": f"{type(exc).__name__}: {str(exc).splitlines()[-1]}"}
             if value is not None:
                 out[name] = value
         out.update(extra or {})
         return out
 
 
-def _by_sync(rs: list[FrameRecord]) -> dict:
+def _by_sync(rows: np.ndarray, col: dict[str, int]) -> dict:
     out = {}
-    for mode in ("sleep", "spin"):
-        sel = [r for r in rs if r.sync == mode]
-        if sel:
+    spin = rows[:, col["spin"]] > 0.5
+    for mode, sel in (("sleep", rows[~spin]), ("spin", rows[spin])):
+        if len(sel):
             out[mode] = {
                 "frames": len(sel),
-                "latency_ms": percentiles(r.latency_ms for r in sel),
-                "wait_ms": percentiles(r.wait_ms for r in sel)["mean"],
-                "wait_cpu_ms": percentiles(r.wait_cpu_ms for r in sel)["mean"],
-                "frame_cpu_ms": percentiles(r.frame_cpu_ms for r in sel)["mean"],
+                "latency_ms": percentiles(sel[:, col["latency_ms"]]),
+                "wait_ms": float(sel[:, col["wait_ms"]].mean()),
+                "wait_cpu_ms": float(sel[:, col["wait_cpu_ms"]].mean()),
+                "frame_cpu_ms": float(sel[:, col["frame_cpu_ms"]].mean()),
             }
     return out
 

@@ -5,9 +5,9 @@ engine = Engine.from_tflite("models/face_landmark.tflite")
 outputs = engine.run({"input_1": frame})
 """
 
-from engine.errors import DeviceError, EngineError, ModelError
+from engine.errors import DeviceError, DeviceLostError, EngineError, ModelError
 
-__all__ = ["DeviceError", "Engine", "EngineError", "ModelError", "load_tflite"]
+__all__ = ["DeviceError", "DeviceLostError", "Engine", "EngineError", "ModelError", "load_tflite"]
 
 
 def __getattr__(name: str):

@@ -11,3 +11,8 @@ class ModelError(EngineError):
 
 class DeviceError(EngineError):
     """No usable WebGPU adapter/device, or the device failed."""
+
+
+class DeviceLostError(DeviceError):
+    """The WebGPU device was lost (driver reset, device.destroy(), GPU removed): nothing made
+    on it works again. Make a new Engine: shared_context() gives a new device."""

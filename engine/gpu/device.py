@@ -5,17 +5,22 @@
   a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL);
 - the device is requested with the optional features the engine can use
   (shader-f16, timestamp-query) and the adapter's own limits;
-- no adapter at all -> DeviceError saying how to install a Vulkan driver.
+- no adapter at all -> DeviceError saying how to install a Vulkan driver;
+- a lost device (driver reset, `device.destroy()`): `is_device_lost()` tells it from other
+  errors, `device_guard()` turns it into DeviceLostError, and `shared_context()` replaces
+  a lost context with a new device.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engine.config import settings
-from engine.errors import DeviceError
+from engine.errors import DeviceError, DeviceLostError
 
 INSTALL_HINT = (
     "install a Vulkan driver: on Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers` "
@@ -89,6 +94,7 @@ class GpuContext:
     # engine of the same model (or one sharing kernels) compiles nothing again.
     pipelines: dict[str, object] = field(default_factory=dict, repr=False)
     _weights: object = field(default=None, repr=False)
+    lost: str | None = None  # why the device was lost, once known
 
     @classmethod
     def create(cls, adapter: str | None = None, device=None) -> GpuContext:
@@ -155,6 +161,64 @@ class GpuContext:
     def limit(self, name: str, default: int) -> int:
         return int(self.limits.get(name, default))
 
+    def probe_lost(self) -> bool:
+        """Is the device lost? (wgpu-py 0.32 has no `lost` promise: a 4-byte buffer is made
+        and destroyed; on a lost device that fails with "Parent device is lost".)"""
+        if self.lost is None:
+            import wgpu
+
+            try:
+                self.device.create_buffer(size=4, usage=wgpu.BufferUsage.COPY_DST).destroy()
+            except Exception as exc:
+                if _says_lost(exc):
+                    self.lost = _last_line(exc)
+        return self.lost is not None
+
+    def lost_error(self) -> DeviceLostError:
+        return DeviceLostError(
+            f"{self.name}: the WebGPU device was lost ({self.lost}); nothing made on it works "
+            f"again: make a new Engine (shared_context() gives a new device)"
+        )
+
+
+_LOST_WORDS = ("device is lost", "device was lost", "device lost")
+
+
+def _says_lost(exc: BaseException) -> bool:
+    return any(w in str(exc).lower() for w in _LOST_WORDS)
+
+
+def _last_line(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[-1] if lines else type(exc).__name__
+
+
+def is_device_lost(exc: BaseException, ctx: GpuContext | None = None) -> bool:
+    """Did `exc` come from a lost device? (its message says so, or `ctx`'s device fails a
+    probe: after device.destroy() mapping fails with an AttributeError inside wgpu-py.)"""
+    if isinstance(exc, DeviceLostError):
+        return True
+    if ctx is not None:
+        if _says_lost(exc) and ctx.lost is None:
+            ctx.lost = _last_line(exc)
+        return ctx.probe_lost()
+    return _says_lost(exc)
+
+
+@contextlib.contextmanager
+def device_guard(ctx: GpuContext) -> Iterator[None]:
+    """Run GPU work on `ctx`; a lost device raises DeviceLostError (also on later calls)."""
+    if ctx.lost is not None:
+        raise ctx.lost_error()
+    try:
+        yield
+    except DeviceError:
+        raise
+    except Exception as exc:
+        if is_device_lost(exc, ctx):
+            raise ctx.lost_error() from None
+        raise
+
 
 _shared: dict[str | None, GpuContext] = {}
 
@@ -179,8 +243,11 @@ def compute_pipeline(ctx: GpuContext, source: str, label: str):
 
 
 def shared_context(adapter: str | None = None) -> GpuContext:
-    """One context per adapter choice per process, shared by engines and the app."""
+    """One context per adapter choice per process, shared by engines and the app; a context
+    whose device was lost is replaced by a new one."""
     key = adapter or settings().adapter
+    if key in _shared and _shared[key].probe_lost():
+        del _shared[key]
     if key not in _shared:
         _shared[key] = GpuContext.create(adapter)
     return _shared[key]

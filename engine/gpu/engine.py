@@ -41,7 +41,7 @@ from engine.gpu.compile import (
     compile_graph,
     for_storage,
 )
-from engine.gpu.device import GpuContext, shared_context
+from engine.gpu.device import GpuContext, device_guard, shared_context
 from engine.gpu.dispatch_timer import DispatchTimer
 from engine.gpu.io import GraphIO, read_phwc4
 from engine.gpu.kernels.base import Dispatch
@@ -124,7 +124,8 @@ class Engine:
             timer=self._make_timer,
             tune_cache=self.tune_cache,
         )
-        self.resources = Resources(self.program, self.ctx)
+        with device_guard(self.ctx):
+            self.resources = Resources(self.program, self.ctx)
         self.io = GraphIO(self.resources)
         self.runtime = Runtime(self.resources, self.io)
         self.stats = RunStats()
@@ -209,7 +210,8 @@ class Engine:
     # --- running ---------------------------------------------------------------------
     def run(self, feeds, sync: str | None = None) -> dict[str, np.ndarray]:
         """Run on numpy inputs (by name or in order); returns outputs by name."""
-        outputs, self.stats = self.runtime.run(feeds, sync or self.sync)
+        with device_guard(self.ctx):
+            outputs, self.stats = self.runtime.run(feeds, sync or self.sync)
         return outputs
 
     def encode(self, encoder) -> RunStats:
@@ -217,12 +219,14 @@ class Engine:
 
         The caller has written the inputs' PHWC4 buffers (see tensor_layout(), e.g. with a
         pre-process kernel) and reads the outputs' in its own passes."""
-        self.stats = self.runtime.encode(encoder)
+        with device_guard(self.ctx):
+            self.stats = self.runtime.encode(encoder)
         return self.stats
 
     def profile(self, feeds) -> list[DispatchTime]:
         """GPU time of every dispatch of one run, from timestamp queries."""
-        return self.runtime.profile(feeds, self.sync)
+        with device_guard(self.ctx):
+            return self.runtime.profile(feeds, self.sync)
 
     def tensor_layout(self, name: str) -> TensorLayout:
         """Where a graph input/output lives on the GPU and how it is laid out (PHWC4)."""

@@ -1,6 +1,10 @@
 // Face mesh region of interest: the rotated crop the landmark model saw, as a thin outline,
 // from the ROI buffer the post-process wrote (frame_from_tensor rows); hidden while the
 // landmark model's face flag is off.
+// The ROI is read as a storage buffer, not a uniform: on lavapipe (Mesa 22.3.6) a vertex
+// shader reading a uniform buffer whose contents change every frame grew RSS by ~190 KB
+// per draw (376 -> 863 MB over 3,000 frames); as read-only storage it stays flat
+// (docs/benchmarks.md, "Soak").
 {% include "app/draw.wgsl" %}
 
 struct Roi {
@@ -12,7 +16,7 @@ struct Roi {
   info: vec4<f32>,  // rotation, valid, frame width, frame height
 };
 
-@group(0) @binding(0) var<uniform> roi: Roi;
+@group(0) @binding(0) var<storage, read> roi: Roi;
 @group(0) @binding(1) var<storage, read> status: array<f32>;  // (presence, present, valid, 0)
 
 const THICK: f32 = 1.5;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -12,16 +13,16 @@ from tests.app.conftest import sample_clip
 from tests.conftest import ROOT, model_file
 
 
-def _run(*args: str):
-    proc = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT,
+def _run(*args: str, env: dict | None = None):
+    proc = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     errors = [line for line in proc.stderr.splitlines() if line.startswith("ar-demo: error:")]
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, errors
 
 
-def _fails_with(args, *words):
-    code, errors = _run(*args)
+def _fails_with(args, *words, env: dict | None = None):
+    code, errors = _run(*args, env=env)
     assert code == 2 and len(errors) == 1, (code, errors)
     for w in words:
         assert w in errors[0], errors[0]
@@ -56,9 +57,10 @@ def test_missing_and_unreadable_video(tmp_path):
     _fails_with(["--model", seg, "--input", str(junk), "--headless"], "junk.mp4")
 
 
-def test_no_camera_suggests_input_file():
-    seg = str(model_file("selfie_segmentation"))
-    _fails_with(["--model", seg, "--input", "9"], "camera", "--input FILE")
+def test_no_camera_suggests_input_file(tmp_path):
+    seg = str(model_file("selfie_segmentation"))  # headless: a window would need a display
+    _fails_with(["--model", seg, "--input", "9", "--headless", "--frames", "3", "--output",
+                 str(tmp_path / "o.mp4")], "camera", "--input FILE")  # fmt: skip
 
 
 def test_outputs_fit_no_effect():
@@ -72,7 +74,7 @@ def test_effect_without_its_models():
                 "needs a detection")  # fmt: skip
 
 
-def test_no_adapter_says_how_to_install_a_driver(monkeypatch, capsys):
+def test_no_adapter_says_how_to_install_a_driver(monkeypatch, capsys, tmp_path):
     """No WebGPU adapter at all (simulated: enumeration returns none) -> driver hint."""
     wgpu = pytest.importorskip("wgpu")
     import engine.gpu.device as device
@@ -80,7 +82,8 @@ def test_no_adapter_says_how_to_install_a_driver(monkeypatch, capsys):
     monkeypatch.setattr(device, "_shared", {})
     monkeypatch.setattr(wgpu.gpu, "enumerate_adapters_sync", lambda: [])
     code = main(["--model", str(model_file("selfie_segmentation")), "--input",
-                 str(sample_clip()), "--headless", "--frames", "1", "--output", "/dev/null"])  # fmt: skip
+                 str(sample_clip()), "--headless", "--frames", "1", "--output",
+                 str(tmp_path / "o.mp4")])  # fmt: skip
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     assert "no WebGPU adapter" in err[0] and "mesa-vulkan-drivers" in err[0]
@@ -89,3 +92,48 @@ def test_no_adapter_says_how_to_install_a_driver(monkeypatch, capsys):
 def test_adapter_that_does_not_exist():
     _fails_with(["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip()),
                  "--headless", "--adapter", "no-such-gpu"], "no-such-gpu")  # fmt: skip
+
+
+# --- start-up checks: before any model compiles, one line, exit 2, no C-level abort -------
+def _env(**changes) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return {**env, **changes}
+
+
+def test_window_without_a_display_is_one_line_not_sigabrt():
+    """GLFW used to abort (SIGABRT, exit 134) in glfwSetFramebufferSizeCallback."""
+    args = ["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip())]
+    _fails_with(args, "no display", "--headless", env=_env())
+    _fails_with(args, "GLFW cannot start", env=_env(DISPLAY=":97"))  # no server there
+
+
+def test_output_without_headless():
+    _fails_with(["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip()),
+                 "--output", "out/x.mp4"], "--headless")  # fmt: skip
+
+
+def test_bad_output_extension_is_found_before_the_input(tmp_path):
+    """The output is checked before the camera (and so long before the compile)."""
+    _fails_with(["--model", str(model_file("selfie_segmentation")), "--input", "9",
+                 "--headless", "--frames", "3", "--output", str(tmp_path / "out.txt")],
+                "extension '.txt'", ".mp4")  # fmt: skip
+
+
+def test_output_folder_that_cannot_exist(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    seg = str(model_file("selfie_segmentation"))
+    _fails_with(["--model", seg, "--input", str(sample_clip()), "--headless", "--output",
+                 str(blocker / "out.mp4")], "cannot create the folder")  # fmt: skip
+    _fails_with(["--model", seg, "--input", str(sample_clip()), "--headless", "--output",
+                 str(tmp_path)], "extension")  # fmt: skip
+    (tmp_path / "dir.mp4").mkdir()
+    _fails_with(["--model", seg, "--input", str(sample_clip()), "--headless", "--output",
+                 str(tmp_path / "dir.mp4")], "is a directory")  # fmt: skip
+
+
+def test_stats_path_checked_at_start(tmp_path):
+    (tmp_path / "s.json").mkdir()
+    _fails_with(["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip()),
+                 "--headless", "--output", str(tmp_path / "o.mp4"), "--stats",
+                 str(tmp_path / "s.json")], "--stats", "is a directory")  # fmt: skip

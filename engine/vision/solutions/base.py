@@ -14,6 +14,8 @@
   `steps(view)` -> [(stage, encode(encoder))], submit, draw from `gpu`; `read()` reads the
   results back when wanted
 - `close()` (or `with Solution() as s:`) destroys the GPU memory it made
+- a lost device (driver reset, `device.destroy()`): process() and read() raise
+  DeviceLostError; a new solution (on shared_context(), which replaces a lost context) works
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from engine.errors import ModelError
+from engine.gpu.device import device_guard
 from engine.vision._gpu import FrameInput, Readback, release_engine
 
 RUNNING_MODES = ("image", "video")
@@ -114,6 +117,10 @@ class Solution:
         if self._closed:
             raise RuntimeError(f"{type(self).__name__} is closed")
         self._check_timestamp(timestamp_ms)
+        with device_guard(self.ctx):  # a lost device: DeviceLostError
+            return self._process(frame, timestamp_ms)
+
+    def _process(self, frame, timestamp_ms):
         view, size = self.frames(frame)
         self.prepare(size)
         encoder = self.device.create_command_encoder()
@@ -138,10 +145,11 @@ class Solution:
 
     def read(self, timestamp_ms: int | None = None):
         """Read the results of the last submitted frame back (blocks); GPU-resident use."""
-        encoder = self.device.create_command_encoder()
-        self._encode_readback(encoder)
-        self.device.queue.submit([encoder.finish()])
-        return self._result(self.readback.read(), timestamp_ms)
+        with device_guard(self.ctx):
+            encoder = self.device.create_command_encoder()
+            self._encode_readback(encoder)
+            self.device.queue.submit([encoder.finish()])
+            return self._result(self.readback.read(), timestamp_ms)
 
     def _frame_steps(self, view) -> list[Step]:
         """The steps process() records (FaceMesh leaves the detector out while tracking)."""
