@@ -11,3 +11,8 @@ class ModelError(EngineError):
 
 class DeviceError(EngineError):
     """No usable WebGPU adapter/device, or the device failed."""
+
+
+class PublishedModelWarning(UserWarning):
+    """A file named like a model of the manifest is not the published file (its sha256
+    differs): its outputs may differ from the published model's."""
