@@ -9,7 +9,8 @@ folding constants; nothing has been computed or allocated yet. Checks, in order:
 3. per op, in order: tensor ids in range (-1 only where the op allows an input to be
    left out), outputs written once and never constants, every input that is not a
    constant written by a graph input or an earlier op;
-4. per op: float options are finite numbers (they are baked into WGSL);
+4. per op, whatever its type: float options finite, strides / dilations / window and
+   block sizes >= 1, padding SAME or VALID;
 5. per op with an entry in engine/model/op_specs.py: arity, the type class and rank of
    each input, the option fields its kernels read (padding, strides, activation), and,
    when every shape is fixed, the declared output shapes against the ones its inputs give.
@@ -23,12 +24,15 @@ import math
 
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op
-from engine.model.op_specs import ACTIVATIONS, CLASSES, SPECS, Invalid, OpSpec
+from engine.model.op_specs import ACTIVATIONS, CLASSES, PADDINGS, SPECS, Invalid, OpSpec
 
 # TFLite's kernels handle rank <= 6 (reshape, transpose, strided slice); 8 leaves room.
 MAX_RANK = 8
 # The WGSL kernels index elements with 32-bit integers.
 MAX_ELEMENTS = 2**31 - 1
+# Integer options that count or step (0 or less divides by zero or loops forever).
+POSITIVE_OPTIONS = ("stride_w", "stride_h", "dilation_w_factor", "dilation_h_factor",
+                    "filter_width", "filter_height", "block_size", "num_splits")  # fmt: skip
 
 
 def validate(graph: Graph) -> None:
@@ -43,7 +47,7 @@ def validate(graph: Graph) -> None:
         where = f"{name}: op #{i} {op.type}"
         spec = SPECS.get(op.type)
         _check_refs(graph, op, spec, written, where)
-        _check_numbers(op, where)
+        _check_options(op, where)
         if spec is not None:
             try:
                 _check_op(graph, op, spec, dynamic)
@@ -120,12 +124,18 @@ def _check_refs(graph: Graph, op: Op, spec: OpSpec | None, written: set[int], wh
             raise ModelError(f"{where}: output {k} tensor {t} '{tensor.name}' is {what}")
 
 
-def _check_numbers(op: Op, where: str) -> None:
-    """Float options (softmax beta, leaky relu alpha, epsilons) are finite numbers: the
-    kernels bake them into WGSL, which has no literal for NaN or infinity."""
+def _check_options(op: Op, where: str) -> None:
+    """Options every op reads the same way, checked whatever the op and even when shapes
+    are dynamic (the shape rules then wait for resize_inputs): float options are finite
+    (the kernels bake them into WGSL, which has no literal for NaN or infinity); strides,
+    dilations, window and block sizes, split counts are >= 1; padding is SAME or VALID."""
     for key, value in op.attrs.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ModelError(f"{where}: option {key} is {value}, not a finite number")
+        if key in POSITIVE_OPTIONS and not (isinstance(value, int) and value >= 1):
+            raise ModelError(f"{where}: option {key} is {value} (must be >= 1)")
+    if "padding" in op.attrs and op.attrs["padding"] not in PADDINGS:
+        raise ModelError(f"{where}: padding {op.attrs['padding']!r} is not SAME or VALID")
 
 
 def _check_op(graph: Graph, op: Op, spec: OpSpec, dynamic: bool) -> None:
