@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,7 +61,6 @@ def model_role(outputs: dict[str, tuple[int, ...]]) -> str | None:
 def load_model(path: str | Path) -> ModelSpec:
     """Import a .tflite file and recognise it; AppError when missing or unreadable."""
     from engine.errors import ModelError
-    from engine.model.importer import load_tflite
 
     path = Path(path)
     if not path.is_file():
@@ -68,9 +69,9 @@ def load_model(path: str | Path) -> ModelSpec:
         )
         raise AppError(f"{path}: model not found{hint}")
     try:
-        graph = load_tflite(path)
-    except ModelError as exc:
-        raise AppError(f"{path}: cannot load the model: {exc}") from None
+        graph = _load_graph(path)
+    except ModelError as exc:  # its message names the file already
+        raise AppError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
     except Exception as exc:  # a file that is not a flatbuffer at all
         raise AppError(
             f"{path}: not a readable .tflite model ({type(exc).__name__}: {exc})"
@@ -86,6 +87,23 @@ def load_model(path: str | Path) -> ModelSpec:
     if entry is not None:
         (lo, hi), fit, post = entry.input_range, entry.preprocess.get("fit", fit), entry.postprocess
     return ModelSpec(path, graph, role, tin.name, (lo, hi), fit, outputs, post)
+
+
+def _load_graph(path: Path):
+    """The file's graph; a file named like a published model but with other bytes is said
+    in one line on stderr (the engine's PublishedModelWarning), other warnings pass on."""
+    from engine.errors import PublishedModelWarning
+    from engine.model.importer import load_tflite
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        graph = load_tflite(path)
+    for w in caught:
+        if issubclass(w.category, PublishedModelWarning):
+            print(f"ar-demo: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return graph
 
 
 def _manifest_entry(path: Path):

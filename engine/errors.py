@@ -16,3 +16,8 @@ class DeviceError(EngineError):
 class DeviceLostError(DeviceError):
     """The WebGPU device was lost (driver reset, device.destroy(), GPU removed): nothing made
     on it works again. Make a new Engine: shared_context() gives a new device."""
+
+
+class PublishedModelWarning(UserWarning):
+    """A file named like a model of the manifest is not the published file (its sha256
+    differs): its outputs may differ from the published model's."""

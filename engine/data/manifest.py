@@ -4,10 +4,13 @@
   wheel engine/data/manifest.json, engine/data/paths.py)
 - output: `ModelEntry` dataclasses, looked up by name
 - usage: `model_path("face_detection_short_range")` -> <models dir>/face_detection_short_range.tflite
+- `differs_from_published(path, data)`: a file named like a manifest model whose bytes are
+  not the published ones (sha256), said in one line; the importer warns with it
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -120,3 +123,28 @@ def model_entry(name: str) -> ModelEntry:
 def model_path(name: str) -> Path:
     """Where the fetched .tflite file for `name` lives (it may not be fetched yet)."""
     return model_entry(name).path
+
+
+def differs_from_published(path: str | Path, data: bytes) -> str | None:
+    """One line saying that `data`, the bytes of `path`, differ from the published model
+    of that file name (size, then sha256); None when they are the same or the manifest
+    has no model of that name (or cannot be read)."""
+    name = Path(path).name
+    try:
+        entries = [e for e in load_manifest().models if e.file == name]
+    except (OSError, ValueError, KeyError):  # no manifest here: nothing to compare with
+        return None
+    if not entries:
+        return None
+    entry = entries[0]
+    if len(data) == entry.size:
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == entry.sha256:
+            return None
+        what = f"sha256 {digest[:12]}..., published {entry.sha256[:12]}..."
+    else:
+        what = f"{len(data):,} bytes, published {entry.size:,}"
+    return (
+        f"{path}: differs from the published {entry.name} ({what}; {entry.wheel_path} in "
+        f"{load_manifest().requirement}): its outputs may differ from the published model's"
+    )

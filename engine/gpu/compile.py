@@ -20,13 +20,14 @@ turns a Program into GPU objects.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from engine.errors import ModelError
 from engine.gpu import quant_io
 from engine.gpu.adapters import adapter_class
-from engine.gpu.checks import check_storable
+from engine.gpu.checks import BufferLimits, check_bindings, check_device_limits, check_storable
 from engine.gpu.kernels.base import BuildContext, Dispatch, select
 from engine.gpu.placement import Placement, TextureLimits, op_storage, place
 from engine.gpu.progress import report
@@ -62,10 +63,13 @@ class Target:
     textures: TextureLimits = TextureLimits()
     workgroups: DeviceLimits = DeviceLimits()
     adapter: str = "gpu"  # the adapter class (engine/gpu/adapters.py): tile tables key on it
+    buffers: BufferLimits = BufferLimits()
 
     @classmethod
     def of(cls, ctx) -> Target:
         """The limits of a GpuContext's device."""
+        workgroups = DeviceLimits.from_wgpu(ctx.limits, ctx.info)
+        default = BufferLimits()
         return cls(
             max_uniform_bytes=ctx.limit("max-uniform-buffer-binding-size", 65536),
             storage_alignment=ctx.limit("min-storage-buffer-offset-alignment", 256),
@@ -73,8 +77,16 @@ class Target:
                 ctx.limit("max-texture-dimension-2d", 8192),
                 ctx.limit("max-texture-array-layers", 256),
             ),
-            workgroups=DeviceLimits.from_wgpu(ctx.limits, ctx.info),
+            workgroups=workgroups,
             adapter=adapter_class(ctx.info),
+            buffers=BufferLimits(
+                max_buffer_bytes=ctx.limit("max-buffer-size", default.max_buffer_bytes),
+                max_binding_bytes=ctx.limit(
+                    "max-storage-buffer-binding-size", default.max_binding_bytes
+                ),
+                max_uniform_bytes=ctx.limit("max-uniform-buffer-binding-size", 65536),
+                max_groups=workgroups.max_groups,
+            ),
         )
 
 
@@ -180,11 +192,17 @@ def compile_graph(
     tune_cache=None,
 ) -> Program:
     """The Program of `graph` (see the module docstring); ModelError when an op has
-    neither a GPU nor a CPU kernel or its kernel rejects it. With work groups "tune",
+    neither a GPU nor a CPU kernel, its kernel rejects it, or the program does not fit the
+    target's limits (checks.check_device_limits). With work groups "tune",
     `timer(graph, textures, texture_tiles)` gives the function that times one dispatch of
     the transformed graph on the device; `tune_cache` remembers the choices. `input_shapes`
-    fixes the inputs' dynamic (-1) dimensions (engine/transforms/resize_inputs.py)."""
+    fixes the inputs' dynamic (-1) dimensions (engine/transforms/resize_inputs.py).
+
+    Every stage runs under `_stage`: a failure other than ModelError (a file that passed
+    engine/model/validate.py and still breaks a pass or a kernel) becomes a ModelError
+    naming the file and the op or stage, never a raw exception."""
     report(graph.name, "graph")
+    name = graph.name or "<graph>"
     clock: dict[str, float] = {}
     t0 = time.perf_counter()
     if input_shapes or has_dynamic_shapes(graph):
@@ -193,18 +211,24 @@ def compile_graph(
         graph = resize_inputs(graph, input_shapes)
     # Quantized models run in float between fake quantizations (engine/transforms/
     # quantized.py); int8 graph I/O is converted by run() (engine/gpu/quant_io.py).
-    integer_io = quant_io.integer_io(graph)
-    floated = to_float(graph)
-    g = _transformed(floated) if options.transforms else floated
+    with _stage(f"{name}: quantized graph to float"):
+        integer_io = quant_io.integer_io(graph)
+        floated = to_float(graph)
+    with _stage(f"{name}: graph transforms"):
+        g = _transformed(floated) if options.transforms else floated
     check_storable(g)  # a ModelError naming file, op and tensor, before any kernel
     clock["transforms"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    kernels = [select(op, g) for op in g.ops]
-    caps = [op_storage(k, op, g) for k, op in zip(kernels, g.ops, strict=True)]
-    placement = place(g, caps, options.storage, target.textures)
-    prec = precision_of(options.precision)
-    plans = plan_storage(g, placement.textures, options.planner, options.texture_planner,
-                         prec.element_bytes, target.storage_alignment)  # fmt: skip
+    kernels = []
+    for i, op in enumerate(g.ops):
+        with _stage(f"{name}: op #{i} {op.type}: choosing a kernel"):
+            kernels.append(select(op, g))
+    with _stage(f"{name}: placing and planning tensors"):
+        caps = [op_storage(k, op, g) for k, op in zip(kernels, g.ops, strict=True)]
+        placement = place(g, caps, options.storage, target.textures)
+        prec = precision_of(options.precision)
+        plans = plan_storage(g, placement.textures, options.planner, options.texture_planner,
+                             prec.element_bytes, target.storage_alignment)  # fmt: skip
     arena = isinstance(plans.buffers.plan, ArenaPlan)
     clock["planning"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -236,24 +260,46 @@ def compile_graph(
     steps: list[GpuStep | CpuStep] = []
     fallback: list[str] = []
     for i, (op, kernel) in enumerate(zip(g.ops, kernels, strict=True)):
+        where = f"{g.name}: op #{i} {op.type}"
         if kernel is None:
             if reference_quantized.quantized_tensors(op, g):  # to_float left none
-                raise ModelError(f"{g.name}: op #{i} {op.type} still has integer tensors")
-            if cpu_kernel(op, g, i) is None:
-                raise ModelError(f"{g.name}: op #{i} {op.type} has neither a GPU nor a CPU kernel")
+                raise ModelError(f"{where} still has integer tensors")
+            with _stage(where):
+                found = cpu_kernel(op, g, i)
+            if found is None:
+                raise ModelError(f"{where} has neither a GPU nor a CPU kernel")
             fallback.append(f"#{i} {op.type}")
             steps.append(CpuStep(i))
             continue
-        try:
+        with _stage(where):
             built = kernel.build(op, g, ctx)
-        except (ValueError, KeyError) as exc:
-            raise ModelError(f"{g.name}: op #{i} {op.type}: {exc}") from None
         dispatches = tuple(replace(d, source=for_storage(d.source, arena)) for d in built)
         steps.append(GpuStep(i, dispatches))
     clock["workgroup_tuning"] = tune_ms[0]
     clock["kernel_codegen"] = time.perf_counter() - t0 - tune_ms[0]
-    return Program(graph, g, options, placement, plans, steps, fallback, choices, clock,
-                   integer_io)  # fmt: skip
+    program = Program(graph, g, options, placement, plans, steps, fallback, choices, clock,
+                      integer_io)  # fmt: skip
+    check_bindings(g, program)
+    check_device_limits(g, program, target.buffers)  # before Resources allocates anything
+    return program
+
+
+@contextmanager
+def _stage(where: str) -> Iterator[None]:
+    """Run a compile stage; any failure but a ModelError becomes one naming `where`.
+
+    The file passed engine/model/validate.py, so such a failure is a combination of
+    shapes and options a pass or kernel cannot handle: the engine cannot run this model.
+    The original exception stays chained (`__cause__`) for whoever debugs the kernel."""
+    try:
+        yield
+    except ModelError:
+        raise
+    except Exception as exc:
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        if not isinstance(exc, ValueError):  # kernels reject ops with a ValueError saying why
+            message = f"cannot compile ({type(exc).__name__}: {message})"
+        raise ModelError(f"{where}: {message}") from exc
 
 
 def cpu_kernel(op, graph: Graph, index: int):

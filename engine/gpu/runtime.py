@@ -140,8 +140,21 @@ class Runtime:
         stats.readbacks += sum(1 for t in values if not g.tensors[t].is_constant)
         inputs = [None if t < 0 else values[t] for t in op.inputs]
         fn = cpu_kernel(op, g, op_index)
-        outputs = run_with_extras(fn, op, inputs, values) if has_extras(op) else fn(op, inputs)
+        where = f"{g.name}: op #{op_index} {op.type} (CPU fallback)"
+        try:
+            outputs = run_with_extras(fn, op, inputs, values) if has_extras(op) else fn(op, inputs)
+        except ModelError as exc:  # the reference kernels name the op type, not the file
+            raise ModelError(f"{where}: {exc}") from None
+        except Exception as exc:  # a shape or option the reference kernel cannot take
+            raise ModelError(f"{where}: cannot run ({type(exc).__name__}: {exc})") from exc
+        if len(outputs) != len(op.outputs):
+            raise ModelError(f"{where}: made {len(outputs)} outputs, the file declares "
+                             f"{len(op.outputs)}")  # fmt: skip
         for t, value in zip(op.outputs, outputs, strict=True):
+            declared = g.tensors[t]
+            if np.size(value) != declared.size:
+                raise ModelError(f"{where}: output '{declared.name}' is declared "
+                                 f"{list(declared.shape)}, the op made {list(np.shape(value))}")  # fmt: skip
             write_tensor(res, t, value)
             stats.uploads += 1
 

@@ -12,7 +12,9 @@ Steps:
 4. check the tensors: a type (INT4, STRING, ...) or a quantization (custom details,
    inconsistent per-channel parameters) the engine cannot hold is a ModelError naming
    the file, the tensor and the first op that reads or writes it;
-5. fold DEQUANTIZE / DENSIFY of constants into dense float32 constants and
+5. validate the graph against the schema and the op table (engine/model/validate.py:
+   indices, arity, types, ranks, options, shapes), before anything computes on it;
+6. fold DEQUANTIZE / DENSIFY of constants into dense float32 constants and
    drop tensors nothing uses any more.
 Any failure becomes `ModelError` naming the file and the problem.
 """
@@ -20,16 +22,19 @@ Any failure becomes `ModelError` naming the file and the problem.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import flatbuffers
 import numpy as np
 import tflite
 
-from engine.errors import ModelError
+from engine.data.manifest import differs_from_published
+from engine.errors import ModelError, PublishedModelWarning
 from engine.model import schema
 from engine.model.ir import Graph, Op, Quantization, Tensor, compact
 from engine.model.sparse import densify
+from engine.model.validate import validate
 
 
 def load_tflite(source: str | os.PathLike | bytes) -> Graph:
@@ -44,6 +49,7 @@ def load_tflite(source: str | os.PathLike | bytes) -> Graph:
             raise ModelError(f"{name}: no such file") from None
         except OSError as exc:
             raise ModelError(f"{name}: cannot read: {exc.strerror or exc}") from None
+        _warn_if_altered(name, data)
     _check_header(name, data)
     try:
         graph = _read_graph(name, data)
@@ -53,7 +59,30 @@ def load_tflite(source: str | os.PathLike | bytes) -> Graph:
         raise ModelError(
             f"{name}: corrupt or truncated TFLite file ({type(exc).__name__}: {exc})"
         ) from None
-    return _fold_constants(graph)
+    try:
+        return _fold_constants(graph)
+    except ModelError:
+        raise
+    except Exception as exc:  # validate() covers what is known; anything else is still a bad file
+        raise ModelError(
+            f"{name}: cannot fold the file's constants ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+_WARNED: set[tuple[str, int]] = set()  # (file, size) already warned about in this process
+
+
+def _warn_if_altered(name: str, data: bytes) -> None:
+    """A file named like a published model (the manifest) but with other bytes: warn once
+    per file (PublishedModelWarning, one line). Altered weights still import and run, with
+    outputs that may be off; the warning is the only sign of it."""
+    key = (os.path.abspath(name), len(data))
+    if key in _WARNED:
+        return
+    why = differs_from_published(name, data)
+    if why:
+        _WARNED.add(key)
+        warnings.warn(why, PublishedModelWarning, stacklevel=3)
 
 
 def _check_header(name: str, data: bytes) -> None:
@@ -82,8 +111,8 @@ def _read_graph(name: str, data: bytes) -> Graph:
     inputs = [int(v) for v in sub.InputsAsNumpy()] if sub.InputsLength() else []
     outputs = [int(v) for v in sub.OutputsAsNumpy()] if sub.OutputsLength() else []
     graph = Graph([t for t, _ in read], ops, inputs, outputs, name=name)
-    _validate(graph)
     _check_tensors(graph, {i: why for i, (_, why) in enumerate(read) if why})
+    validate(graph)
     return graph
 
 
@@ -184,17 +213,6 @@ def _read_op(name: str, index: int, op, codes: list[tuple[str, bool]]) -> Op:
         if table_name != "NONE" and op.BuiltinOptions() is not None:
             attrs = schema.decode_options(table_name, op.BuiltinOptions())
     return Op(op_type, inputs, outputs, attrs, custom, custom_options)
-
-
-def _validate(graph: Graph) -> None:
-    n = len(graph.tensors)
-    for i, op in enumerate(graph.ops):
-        for t in op.inputs + op.outputs:
-            if not -1 <= t < n:
-                raise ModelError(f"{graph.name}: op #{i} {op.type} refers to missing tensor {t}")
-    for t in graph.inputs + graph.outputs:
-        if not 0 <= t < n:
-            raise ModelError(f"{graph.name}: graph input/output refers to missing tensor {t}")
 
 
 def _check_tensors(graph: Graph, problems: dict[int, str]) -> None:

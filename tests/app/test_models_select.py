@@ -57,3 +57,30 @@ def test_effect_registry_names_its_classes():
         assert cls.name == name and cls.styles == info.styles
     effect_action = next(a for a in build_parser()._actions if a.dest == "effect")
     assert tuple(effect_action.choices) == ("auto", *EFFECTS)
+
+
+def test_an_altered_published_model_is_one_warning_line(tmp_path, capsys, monkeypatch):
+    """A file named like a manifest model with other bytes loads (the manifest's reading
+    of it still applies) and ar-demo says so in one line on stderr."""
+    from engine.model import importer
+
+    monkeypatch.setattr(importer, "_WARNED", set())
+    data = bytearray(model_file("selfie_segmentation").read_bytes())
+    data[-64] ^= 0x01
+    path = tmp_path / "selfie_segmentation.tflite"
+    path.write_bytes(bytes(data))
+    spec = load_model(path)
+    assert spec.role == "segmentation"
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"ar-demo: warning: {path}: differs from the")
+
+
+def test_a_corrupt_model_is_one_app_error(tmp_path):
+    data = model_file("selfie_segmentation").read_bytes()
+    path = tmp_path / "broken.tflite"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(AppError) as err:
+        load_model(path)
+    assert (
+        str(err.value).startswith(f"{path}: ") and str(path) not in str(err.value)[len(str(path)) :]
+    )
