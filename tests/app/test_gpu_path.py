@@ -11,6 +11,7 @@ import pytest
 from app.models import load_model
 from app.pipeline import FramePipeline
 from app.sources import open_source
+from engine.memory.registry import PLANNERS
 from tests.app.conftest import reference_faces, reference_mask, sample_clip
 from tests.conftest import model_file
 from tests.gpu.util import gpu_context
@@ -264,8 +265,9 @@ def test_a_failed_switch_keeps_the_current_effect():
     p, source, view = _pipeline(["selfie_segmentation"], "segmentation", storage="texture")
     p.process(source.read(), view)
     old = p.effect
-    p.switch(planner="arena")  # arena plans buffers only
+    buffers_only = next(n for n, pl in PLANNERS.items() if "texture" not in pl.kinds)
+    p.switch(planner=buffers_only)
     p.switching.thread.join(120)
     p.process(source.read(), view)
     assert p.effect is old and p.switching is None
-    assert "arena" in p.switch_error and p.switches[0]["ok"] is False
+    assert buffers_only in p.switch_error and p.switches[0]["ok"] is False
