@@ -218,6 +218,7 @@ def scatter_plots(results: dict, out: Path) -> list[Path]:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
     except ImportError:
         return []
     paths = []
@@ -233,6 +234,10 @@ def scatter_plots(results: dict, out: Path) -> list[Path]:
             ax.plot([lo, hi], [lo * f, hi * f], "k:", lw=0.6)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):  # plain "2", "5", "10": log minor labels overlap
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(ScalarFormatter())
+            axis.set_minor_formatter(NullFormatter())
         ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel="measured (ms)", ylabel="predicted (ms)",
                title=f"{NAMES[kind]}\nAcc@±10% {100 * r['metrics']['acc10']:.1f}%")  # fmt: skip
         fig.tight_layout()
