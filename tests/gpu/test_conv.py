@@ -73,3 +73,19 @@ def test_conv2d_fp16(case, storage):
     attrs = conv_attrs(padding, stride, dil, act)
     graph = single_op_graph("CONV_2D", [(1, h, w, cin), weights, None], attrs)
     assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)
+
+
+def test_grouped_conv_runs_on_the_cpu_and_matches_litert():
+    """Input channels a multiple of the filter's (a grouped conv, valid TFLite): no GPU
+    kernel takes it (each assumes one group), the reference runs it, as LiteRT does."""
+    from engine.gpu.engine import Engine
+    from tests.reference.single_op import assert_close, run_litert
+
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)  # LiteRT's grouped conv wants a bias
+    g = single_op_graph("CONV_2D", [(1, 9, 9, 6), w, b], conv_attrs("SAME", 2))
+    feeds = random_feeds(g, rng)
+    engine = Engine(g)
+    assert engine.fallback_ops == ["#0 CONV_2D"]
+    assert_close(run_litert(g, feeds), engine.run(feeds), tol=1e-5)

@@ -99,8 +99,8 @@ def test_shapes_and_types(graph, match):
 @pytest.mark.parametrize(
     "attrs, match",
     [
-        ({"stride_h": 0}, r"stride_h=0 \(must be >= 1\)"),
-        ({"dilation_w_factor": -1}, r"dilation_w_factor=-1"),
+        ({"stride_h": 0}, r"option stride_h is 0 \(must be >= 1\)"),
+        ({"dilation_w_factor": -1}, r"option dilation_w_factor is -1 \(must be >= 1\)"),
         ({"padding": 100}, r"padding 100 is not SAME or VALID"),
         ({"fused_activation_function": 42}, r"unknown fused activation 42"),
         ({"stride_h": 2}, r"output 'y' is declared \[1, 8, 8, 4\] but .* give \[1, 4, 8, 4\]"),

@@ -100,8 +100,14 @@ class Conv2D(Kernel):
     storage_kinds = ("buffer", "texture")
 
     def accepts(self, op: Op, graph: Graph) -> bool:
-        # input_scale (a fused gate) is only in conv1x1; elsewhere the CPU runs it.
-        return graph.tensors[op.inputs[1]].is_constant and "input_scale" not in op.attrs
+        # input_scale (a fused gate) is only in conv1x1; elsewhere the CPU runs it. So do
+        # grouped convs (input channels a multiple of the filter's): one group only here.
+        w = graph.tensors[op.inputs[1]]
+        return (
+            w.is_constant
+            and "input_scale" not in op.attrs
+            and shape4(graph, op.inputs[0]).c == w.shape[3]
+        )
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
