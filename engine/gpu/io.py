@@ -1,8 +1,10 @@
 """Tensors between numpy (HWC float32) and the GPU's PHWC4 storage.
 
 - `GraphIO`: per graph input a raw HWC staging buffer and an HWC -> PHWC4 dispatch, per
-  output a PHWC4 -> HWC dispatch into a raw buffer and a mappable copy of it; run()
-  writes, records and reads through them (one upload per input, one map per output);
+  output a PHWC4 -> HWC dispatch into a raw buffer, copied into its slot of one mappable
+  buffer; run() writes, records and reads through them (one upload per input, one map
+  per run: each map is a round trip through wgpu's poll thread, and on SwiftShader a
+  second map cost 3-6% of a face model's run);
 - `check_feeds`: numpy inputs by name or in order, checked against the graph;
 - `read_phwc4` / `read_tensor` / `write_tensor`: one tensor's stored PHWC4 data from or
   into its buffer or texture (the CPU fallback and tests; each is a transfer).
@@ -30,7 +32,10 @@ class GraphIO:
         self.res, g = res, res.program.graph
         dev = res.device
         self.inputs: dict[int, tuple[object, Prepared]] = {}  # raw, HWC -> PHWC4
-        self.outputs: dict[int, tuple[object, object, Prepared]] = {}  # raw, readable, PHWC4 -> HWC
+        self.outputs: dict[
+            int, tuple[object, int, Prepared]
+        ] = {}  # raw, offset in read, PHWC4 -> HWC
+        offset = 0
         for t in g.inputs:
             s4 = shape4(g, t)
             raw = dev.create_buffer(size=_hwc_bytes(s4), usage=wgpu.BufferUsage.STORAGE
@@ -42,11 +47,12 @@ class GraphIO:
             nbytes = _hwc_bytes(s4)
             raw = dev.create_buffer(size=nbytes, usage=wgpu.BufferUsage.STORAGE
                                     | wgpu.BufferUsage.COPY_SRC)  # fmt: skip
-            read = dev.create_buffer(size=nbytes, usage=wgpu.BufferUsage.MAP_READ
-                                     | wgpu.BufferUsage.COPY_DST)  # fmt: skip
             count = s4.rows * s4.w * s4.c
             convert = self._convert("phwc4_to_hwc.wgsl", s4, res.buffers[t], raw, count)
-            self.outputs[t] = (raw, read, convert)
+            self.outputs[t] = (raw, offset, convert)
+            offset += ceil_div(nbytes, READ_ALIGN) * READ_ALIGN
+        self.read = dev.create_buffer(size=max(offset, READ_ALIGN), usage=wgpu.BufferUsage.MAP_READ
+                                      | wgpu.BufferUsage.COPY_DST)  # fmt: skip
 
     def _convert(self, template: str, s4: Shape4, src, dst, count: int) -> Prepared:
         """A conversion dispatch; `src`/`dst` are Views or whole raw buffers."""
@@ -63,23 +69,24 @@ class GraphIO:
             self.res.device.queue.write_buffer(self.inputs[t][0], 0, a)
 
     def copy_outputs(self, encoder) -> None:
-        """After the output conversions: copy each raw output into its mappable buffer."""
-        for raw, read, _ in self.outputs.values():
-            encoder.copy_buffer_to_buffer(raw, 0, read, 0, raw.size)
+        """After the output conversions: copy each raw output into its slot of `read`."""
+        for raw, offset, _ in self.outputs.values():
+            encoder.copy_buffer_to_buffer(raw, 0, self.read, offset, raw.size)
 
     def readable(self) -> list:
-        return [read for _, read, _ in self.outputs.values()]
+        return [self.read]
 
     def read_outputs(self) -> dict[str, np.ndarray]:
-        """The mapped outputs by name (read_mapped copies), unmapped after; an int8 output
-        of a quantized model in its integer type (quant_io.py)."""
+        """The mapped outputs by name (one read_mapped copy of them all), unmapped after;
+        an int8 output of a quantized model in its integer type (quant_io.py)."""
         g, result = self.res.program.graph, {}
         integer_io = self.res.program.integer_io
-        for t, (_, read, _) in self.outputs.items():
+        mapped = self.read.read_mapped()
+        self.read.unmap()
+        for t, (_, offset, _) in self.outputs.items():
             name, shape = g.tensors[t].name, g.tensors[t].shape
             n = int(np.prod(shape))
-            result[name] = np.frombuffer(read.read_mapped(), np.float32, n).reshape(shape)
-            read.unmap()
+            result[name] = np.frombuffer(mapped, np.float32, n, offset).reshape(shape)
             if name in integer_io:
                 result[name] = quant_io.to_integer(result[name], *integer_io[name])
         return result
@@ -147,6 +154,7 @@ def write_tensor(res: Resources, t: int, value: np.ndarray) -> None:
 
 
 IO_GROUP = 64  # invocations per group of the conversion shaders
+READ_ALIGN = 256  # each output's slot in the mappable buffer (copies need 4-byte offsets)
 MAX_ROW_GROUPS = 32768  # groups along x, under WebGPU's 65535 per dimension
 
 
