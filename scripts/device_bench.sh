@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Engine figures on a lent GPU machine (the workplace's `device` tool; no internet there).
+# Status: prepared for the first session that is lent a GPU; not yet run on one (no
+# session of this project has had a device so far). The probe and storage steps were
+# checked on lavapipe (PY=.venv/bin/python OUT=/tmp/x bash scripts/device_bench.sh probe).
+# Everything it needs travels with the working tree (both folders are git-ignored; about
+# 50 MB, under the tool's 64 MiB), made here first by `bash scripts/device_bench.sh prepare`:
+#   .gl/   Vulkan loader + GL debs (apt-get download)
+#   .whl/  cp312 wheels the GPU image lacks: wgpu, rendercanvas, tflite, platformdirs,
+#          ai-edge-litert, backports.strenum, cffi, pycparser, onnxruntime-webgpu, tflite2onnx
+# then `run` with carry [".gl", ".whl", "models/<each of the three>.tflite", ".devdata"]
+# and the command `bash scripts/device_bench.sh setup probe bench ...`.
+# Usage (on the device machine, repo root):  bash scripts/device_bench.sh STEP...
+#   prepare     (here, not there) download .gl/ and .whl/
+#   setup       unpack the loader, install the wheels into /tmp/site (run first, every call)
+#   probe       GPU, Vulkan ICD, the adapters wgpu sees
+#   bench       engine-bench vs LiteRT XNNPACK (all cores, 1 thread), LiteRT GPU, ORT WebGPU
+#   storage     engine-bench --peers none with buffer and texture storage
+#   workgroups  engine-bench --workgroups (table / heuristic / tuned per signature)
+#   latency N S engine-latency measure --repeat of the lavapipe dataset's first N cells,
+#               at most S seconds; resumes from .devdata/nvidia.csv.gz when carried (copy
+#               the $OUT/nvidia.csv.gz that came back there between calls)
+# Results go to $OUT (JSON + markdown), a line of progress per step on stdout.
+set -uo pipefail
+OUT="${OUT:-out/device}"
+mkdir -p "$OUT"
+MODELS=(models/face_detection_short_range.tflite models/face_landmark.tflite
+  models/selfie_segmentation.tflite)
+PY="${PY:-python3}"
+export PYTHONUNBUFFERED=1 PYTHONPATH="/tmp/site:$PWD"
+NV=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$NV" ] && export VK_DRIVER_FILES="$NV" VK_ICD_FILENAMES="$NV"
+
+cli() { # cli SECONDS MODULE ARGS...: a console script without an installed package
+  local seconds=$1 mod=$2
+  shift 2
+  timeout "$seconds" "$PY" -c "import sys; from $mod import main; sys.exit(main())" "$@"
+}
+
+step_prepare() {
+  local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  mkdir -p .gl .whl /tmp/amd64/partial
+  # shellcheck disable=SC2086
+  apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 \
+    libopengl0 libgl1 libglx0 libgles2)
+  local platforms=""
+  for p in manylinux_2_28 manylinux_2_27 manylinux_2_17 manylinux2014; do
+    platforms="$platforms --platform ${p}_x86_64"
+  done
+  # shellcheck disable=SC2086
+  "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+    --implementation cp $platforms --platform any -d .whl wgpu==0.32.0 rendercanvas \
+    tflite==2.18.0 platformdirs ai-edge-litert==2.3.0 backports.strenum cffi pycparser \
+    onnxruntime-webgpu tflite2onnx
+}
+
+step_setup() {
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl
+}
+
+step_probe() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,utilization.gpu \
+    --format=csv
+  nproc
+  uptime
+  "$PY" - <<'EOF'
+import wgpu
+for a in wgpu.gpu.enumerate_adapters_sync():
+    i = a.info
+    print(i["adapter_type"], i["backend_type"], i["device"], i.get("driver", ""), sep=" | ")
+EOF
+}
+
+step_bench() {
+  cli 300 engine.tools.bench_cli "${MODELS[@]}" --peers litert,litert-gpu,onnx \
+    --threads all,1 --onnx-python "$PY" --json "$OUT/bench.json" \
+    --markdown "$OUT/bench.md"
+}
+
+step_storage() {
+  for s in buffer texture; do
+    cli 120 engine.tools.bench_cli "${MODELS[@]}" --peers none --storage $s \
+      --ab-rounds 0 --json "$OUT/storage-$s.json" --markdown "$OUT/storage-$s.md"
+  done
+}
+
+step_workgroups() {
+  cli 300 engine.tools.bench_cli --workgroups "${MODELS[@]}" --wg-sample 24 \
+    --json "$OUT/workgroups.json" --markdown "$OUT/workgroups.md"
+}
+
+step_latency() {
+  local n=$1 budget=$2
+  [ -f .devdata/nvidia.csv.gz ] && cp .devdata/nvidia.csv.gz "$OUT/"
+  cli "$budget" engine.latency.cli measure --repeat data/latency/lavapipe.csv.gz \
+    --cells "$n" --litert-threads 0 --no-progress --out "$OUT/nvidia.csv.gz"
+}
+
+while [ $# -gt 0 ]; do
+  step=$1
+  shift
+  echo "=== $step $(date +%T)"
+  case $step in
+    latency)
+      step_latency "$1" "$2"
+      shift 2
+      ;;
+    *) "step_$step" ;;
+  esac
+  echo "=== $step done rc=$? $(date +%T)"
+done
