@@ -16,6 +16,7 @@
 #   probe       GPU, Vulkan ICD, the adapters wgpu sees
 #   bench       engine-bench vs LiteRT XNNPACK (all cores, 1 thread), LiteRT GPU, ORT WebGPU
 #   storage     engine-bench --peers none with buffer and texture storage
+#   dispatch    the fixed cost of one dispatch (python -m engine.tools.dispatch_cost)
 #   workgroups  engine-bench --workgroups (table / heuristic / tuned per signature)
 #   latency N S engine-latency measure --repeat of the lavapipe dataset's first N cells,
 #               at most S seconds; resumes from .devdata/nvidia.csv.gz when carried (copy
@@ -85,6 +86,11 @@ step_storage() {
     cli 120 engine.tools.bench_cli "${MODELS[@]}" --peers none --storage $s \
       --ab-rounds 0 --json "$OUT/storage-$s.json" --markdown "$OUT/storage-$s.md"
   done
+}
+
+step_dispatch() {
+  cli 120 engine.tools.dispatch_cost --chains 1,50,200,1000 --groups 1,16,256 \
+    --json "$OUT/dispatch.json"
 }
 
 step_workgroups() {
