@@ -7,6 +7,8 @@
   with VALID padding;
 - attrs["epilogue"]: steps applied to the op's output in order:
   ("act", NAME), ("add", TENSOR), ("mul", TENSOR), ("prelu", SLOPES),
+  ("add_pool2", TENSOR): add the 2x2 stride-2 max pool of TENSOR (a folded
+  MAX_POOL_2D, engine/transforms/fuse.py),
   ("quant", QUANTIZATION): round to that grid (fake quantization of a quantized
   model run in float, engine/transforms/quantized.py).
 This keeps the kernels themselves plain TFLite and makes a transformed graph
@@ -61,6 +63,10 @@ def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
             v = fake_quant(v, arg, arg.dtype or "int8")
             continue
         other = values[arg]
+        if kind == "add_pool2":
+            n, h, w, c = other.shape
+            other = other.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+            kind = "add"
         if other.shape[:-1] == v.shape[:-1] and other.shape[-1] < v.shape[-1]:
             pad = [(0, 0)] * (other.ndim - 1) + [(0, v.shape[-1] - other.shape[-1])]
             other = np.pad(other, pad)  # a folded channel PAD: zeros beyond its channels

@@ -5,7 +5,11 @@
 - fuse_elementwise: ADD / MUL of two tensors where one comes from a producer
   whose only reader is this op (e.g. a residual add after a conv) -> the
   producer's epilogue adds / multiplies the other tensor, then applies the
-  ADD's own fused activation.
+  ADD's own fused activation. When the other tensor is a 2x2 stride-2 MAX_POOL_2D
+  (through an optional channel PAD) read by nothing else, as in the downsampling
+  blocks of BlazeFace and face_landmark, the pool goes too: the epilogue step
+  ("add_pool2", POOL_INPUT) takes the max of the 2x2 window itself (one dispatch and
+  one intermediate fewer per block).
 The producer must write no graph output in between, and its result must have
 exactly one reader. Epilogue steps live in op.attrs["epilogue"] (see
 engine/gpu/kernels/epilogue.py); the reference interpreter applies them too.
@@ -91,6 +95,26 @@ def _channel_pad_source(graph: Graph, tensor: int, reader: int) -> int | None:
     return pad.inputs[0]
 
 
+def _pool2_source(graph: Graph, tensor: int, reader: int) -> tuple[int, int] | None:
+    """If `tensor` is a 2x2 stride-2 max pool without padding or activation, read only by
+    op `reader`, (the pool's op index, its input): an add can pool that input itself."""
+    index = graph.producers().get(tensor)
+    if index is None or sole_consumer(graph, tensor) != reader:
+        return None
+    pool = graph.ops[index]
+    a = pool.attrs
+    if pool.type != "MAX_POOL_2D" or a.get("epilogue") or not mappable(graph, pool.inputs[0]):
+        return None
+    window = (a["filter_height"], a["filter_width"], a["stride_h"], a["stride_w"])
+    if window != (2, 2, 2, 2) or a.get("fused_activation_function", "NONE") != "NONE":
+        return None
+    b, h, w, c = phwc4_shape(graph.tensors[pool.inputs[0]].shape)
+    ob, oh, ow, _ = phwc4_shape(graph.tensors[tensor].shape)
+    if b != 1 or ob != 1 or (h, w) != (2 * oh, 2 * ow):  # even: SAME pads nothing either
+        return None
+    return index, pool.inputs[0]
+
+
 def _fuse_pair(graph: Graph, i: int, result: PassResult) -> Graph | None:
     """Fuse ADD/MUL op `i` into the producer of one operand, or None."""
     op = graph.ops[i]
@@ -120,14 +144,19 @@ def _fuse_pair(graph: Graph, i: int, result: PassResult) -> Graph | None:
             continue
         if graph.tensors[other].is_constant and not per_channel:
             continue
+        step, pool = (op.type.lower(), other), None
+        pooled = _pool2_source(graph, other, dropped if dropped is not None else i)
+        if op.type == "ADD" and pooled is not None:
+            pool, step = pooled[0], ("add_pool2", pooled[1])
         act = op.attrs.get("fused_activation_function", "NONE")
-        steps = ((op.type.lower(), other),)
+        steps = (step,)
         if act not in ("NONE", "TANH", "SIGN_BIT"):  # TFLite: fused TANH is a no-op
             steps += (("act", act),)
         steps += tuple(op.attrs.get("epilogue", ()))  # what was fused into this op
         # Run the producer right before op i: its only reader is op i, so moving it
-        # later is safe, and then `other` (and the PAD's input) is already computed.
-        rest = [k for k in range(len(graph.ops)) if k not in (producer, i, dropped)]
+        # later is safe, and then `other` (and the PAD's or the pool's input) is already
+        # computed. A folded PAD and pool go.
+        rest = [k for k in range(len(graph.ops)) if k not in (producer, i, dropped, pool)]
         p = sum(1 for k in rest if k < i)
         order = rest[:p] + [producer, i] + rest[p:]
         moved = Graph(graph.tensors, [graph.ops[k] for k in order], list(graph.inputs),

@@ -195,3 +195,37 @@ def test_fuse_input_scale_squeeze_excite():
     same_outputs(graph, fused)
     declined, res = fuse_input_scale(b.graph([x], [m, y]))  # the MUL output is a graph output
     assert res.applied == 0
+
+
+@pytest.mark.parametrize("pad_channels", [0, 4])
+def test_max_pool_shortcut_folded_into_the_residual_add(pad_channels):
+    b = Builder()
+    x = b.tensor((1, 8, 6, 4))
+    c = b.conv(x, 4, 4 + pad_channels, (1, 4, 3, 4 + pad_channels), stride_w=2, stride_h=2)
+    pool = b.op("MAX_POOL_2D", (x,), (1, 4, 3, 4), padding="VALID", stride_w=2, stride_h=2,
+                filter_width=2, filter_height=2, fused_activation_function="NONE")  # fmt: skip
+    residual = pool
+    if pad_channels:
+        pads = b.const(np.array([[0, 0], [0, 0], [0, 0], [0, pad_channels]], np.int32))
+        residual = b.op("PAD", (pool, pads), (1, 4, 3, 4 + pad_channels))
+    s = b.op("ADD", (c, residual), (1, 4, 3, 4 + pad_channels), fused_activation_function="RELU")
+    g = b.graph([x], [s])
+    g1, res = fuse_elementwise(g)
+    assert res.applied == 1 and [op.type for op in g1.ops] == ["CONV_2D"]
+    assert g1.ops[0].attrs["epilogue"] == (("add_pool2", x), ("act", "RELU"))
+    same_outputs(g, g1)  # the reference's MAX_POOL_2D kernel against the fused step
+
+
+def test_max_pool_shortcut_kept_when_the_pool_has_another_reader():
+    b = Builder()
+    x = b.tensor((1, 8, 8, 4))
+    c = b.conv(x, 4, 4, (1, 4, 4, 4), stride_w=2, stride_h=2)
+    pool = b.op("MAX_POOL_2D", (x,), (1, 4, 4, 4), padding="VALID", stride_w=2, stride_h=2,
+                filter_width=2, filter_height=2, fused_activation_function="NONE")  # fmt: skip
+    s = b.op("ADD", (c, pool), (1, 4, 4, 4), fused_activation_function="NONE")
+    t = b.op("MUL", (pool, pool), (1, 4, 4, 4), fused_activation_function="NONE")
+    g = b.graph([x], [s, t])
+    g1, res = fuse_elementwise(g)
+    assert "MAX_POOL_2D" in [op.type for op in g1.ops]
+    assert all(step[0] != "add_pool2" for op in g1.ops for step in op.attrs.get("epilogue", ()))
+    same_outputs(g, g1)

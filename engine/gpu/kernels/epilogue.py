@@ -6,6 +6,8 @@ transforms appended in `op.attrs["epilogue"]`: a tuple of steps
   ("add", TENSOR_ID)     element-wise add of another tensor (e.g. a residual)
   ("mul", TENSOR_ID)     element-wise multiply (e.g. squeeze-excite gating)
   ("prelu", TENSOR_ID)   PReLU with per-channel slopes
+  ("add_pool2", TENSOR_ID) add the max of the 2x2 window at (2x, 2y) of a tensor twice
+                         the output's size (a folded 2x2 stride-2 MAX_POOL_2D)
   ("quant", QUANTIZATION) fake quantization: round to that grid and clamp to its
                          integer range, in f32 (a quantized model run in float,
                          engine/transforms/quantized.py)
@@ -22,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu.codegen import activation_expr
-from engine.gpu.kernels.base import Binding, BuildContext, shape4, tensor_arg
+from engine.gpu.kernels.base import Binding, BuildContext, Shape4, shape4, tensor_arg
 from engine.model.ir import Graph, Op
 from engine.transforms.quantized import grid_step
 
@@ -63,9 +65,13 @@ def build(
             continue
         tensor, operand = graph.tensors[arg], shape4(graph, arg)
         name = f"ep{len(bindings)}"
-        guard = 0
+        guard, taps = 0, None
         # flat buffer index and texture coordinates (x, row, layer)
-        if operand == out:
+        if kind == "add_pool2":
+            taps = pool2_taps(operand, out, tensor.name)
+            index, coords = taps[0]["index"], (taps[0]["x"], taps[0]["row"])
+            guard = operand.s if operand.c < out.c else 0
+        elif operand == out:
             index, coords = full, ("x", "row")
         elif (operand.b, operand.h, operand.w) == (out.b, out.h, out.w) and operand.c < out.c:
             index, coords = full, ("x", "row")
@@ -87,13 +93,27 @@ def build(
             arg_ = tensor_arg(ctx, name, number, arg, "read")
         steps.append({"kind": kind, "name": name, "index": index, "x": coords[0],
                       "row": coords[1], "guard": guard, "binding": number,
-                      "tensor": arg_})  # fmt: skip
+                      "tensor": arg_, "taps": taps})  # fmt: skip
         bindings.append(binding)
     if out.c % 4 and any(st["kind"] == "act" and "sigmoid" in st["expr"] for st in steps):
         # sigmoid(0) = 0.5: keep the padded lanes of the last slice at zero.
         keep = ", ".join("1.0" if lane < out.c % 4 else "0.0" for lane in range(4))
         steps.append({"kind": "mask", "last": out.s - 1, "keep": keep, "binding": None})
     return steps, bindings
+
+
+def pool2_taps(operand: Shape4, out: Shape4, name: str) -> list[dict]:
+    """Buffer index and texture coordinates of the 2x2 window at (2x, 2row) of `operand`
+    for each output (x, row, slice s): an ("add_pool2", operand) step's four reads."""
+    if (operand.b, operand.h, operand.w) != (1, 2 * out.h, 2 * out.w) or operand.c > out.c:
+        raise ValueError(f"epilogue add_pool2 of {name} {operand}: not twice the size of {out}")
+    taps = []
+    for dy in (0, 1):
+        for dx in (0, 1):
+            x, row = f"(2u * x + {dx}u)", f"(2u * row + {dy}u)"
+            index = f"(s * {operand.rows}u + {row}) * {operand.w}u + {x}"
+            taps.append({"index": index, "x": x, "row": row})
+    return taps
 
 
 def quant_step(q) -> dict:
