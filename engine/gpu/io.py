@@ -32,16 +32,15 @@ class GraphIO:
         self.res, g = res, res.program.graph
         dev = res.device
         self.inputs: dict[int, tuple[object, Prepared]] = {}  # raw, HWC -> PHWC4
-        self.outputs: dict[
-            int, tuple[object, int, Prepared]
-        ] = {}  # raw, offset in read, PHWC4 -> HWC
-        offset = 0
+        # per output: raw HWC buffer, its offset in `self.read`, PHWC4 -> HWC dispatch
+        self.outputs: dict[int, tuple[object, int, Prepared]] = {}
         for t in g.inputs:
             s4 = shape4(g, t)
             raw = dev.create_buffer(size=_hwc_bytes(s4), usage=wgpu.BufferUsage.STORAGE
                                     | wgpu.BufferUsage.COPY_DST)  # fmt: skip
             convert = self._convert("hwc_to_phwc4.wgsl", s4, raw, res.buffers[t], s4.vec4_count)
             self.inputs[t] = (raw, convert)
+        offset = 0
         for t in g.outputs:
             s4 = shape4(g, t)
             nbytes = _hwc_bytes(s4)

@@ -4,8 +4,8 @@
         [--groups 1,16] [--repeat 15] [--json cost.json]
 
 One pipeline (each invocation adds 1 to one float), one bind group, N dispatches of
-G work groups of 64 in one compute pass, one submit, one wait (a 16-byte copy mapped
-for reading, as run() waits). Per chain length the median wall time of --repeat
+G work groups of 64 in one compute pass, one submit, one wait (engine.gpu.sync.Fence,
+as run() waits). Per chain length the median wall time of --repeat
 submits (after 3 warm-ups); per-dispatch cost = the slope between the shortest and the
 longest chain, so the submit and the wait cancel out. Each dispatch depends on the one
 before (same buffer), as a model's layers do: the driver must finish one before the
@@ -35,6 +35,7 @@ class Chain:
         import wgpu
 
         from engine.gpu.device import create_compute_pipeline
+        from engine.gpu.sync import Fence
 
         dev = self.device = ctx.device
         usage = wgpu.BufferUsage
@@ -46,13 +47,10 @@ class Chain:
             layout=self.pipeline.get_bind_group_layout(0),
             entries=[{"binding": 0, "resource": {"buffer": self.data}}],
         )
-        self.src = dev.create_buffer(size=16, usage=usage.COPY_SRC)
-        self.fence = dev.create_buffer(size=16, usage=usage.MAP_READ | usage.COPY_DST)
+        self.fence = Fence(dev)  # how run() waits too
 
     def run(self, dispatches: int, groups: int) -> float:
         """Wall ms of one submit of `dispatches` dispatches of `groups` groups, waited."""
-        import wgpu
-
         t0 = time.perf_counter()
         enc = self.device.create_command_encoder()
         pass_ = enc.begin_compute_pass()
@@ -61,10 +59,9 @@ class Chain:
         for _ in range(dispatches):
             pass_.dispatch_workgroups(groups)
         pass_.end()
-        enc.copy_buffer_to_buffer(self.src, 0, self.fence, 0, 16)
+        self.fence.signal(enc)
         self.device.queue.submit([enc.finish()])
-        self.fence.map_sync(wgpu.MapMode.READ)
-        self.fence.unmap()
+        self.fence.wait("sleep")
         return (time.perf_counter() - t0) * 1e3
 
 

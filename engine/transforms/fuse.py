@@ -108,7 +108,7 @@ def _pool2_source(graph: Graph, tensor: int, reader: int) -> tuple[int, int] | N
     window = (a["filter_height"], a["filter_width"], a["stride_h"], a["stride_w"])
     if window != (2, 2, 2, 2) or a.get("fused_activation_function", "NONE") != "NONE":
         return None
-    b, h, w, c = phwc4_shape(graph.tensors[pool.inputs[0]].shape)
+    b, h, w, _ = phwc4_shape(graph.tensors[pool.inputs[0]].shape)
     ob, oh, ow, _ = phwc4_shape(graph.tensors[tensor].shape)
     if b != 1 or ob != 1 or (h, w) != (2 * oh, 2 * ow):  # even: SAME pads nothing either
         return None
@@ -145,9 +145,10 @@ def _fuse_pair(graph: Graph, i: int, result: PassResult) -> Graph | None:
         if graph.tensors[other].is_constant and not per_channel:
             continue
         step, pool = (op.type.lower(), other), None
-        pooled = _pool2_source(graph, other, dropped if dropped is not None else i)
-        if op.type == "ADD" and pooled is not None:
-            pool, step = pooled[0], ("add_pool2", pooled[1])
+        if op.type == "ADD":
+            pooled = _pool2_source(graph, other, dropped if dropped is not None else i)
+            if pooled is not None:
+                pool, step = pooled[0], ("add_pool2", pooled[1])
         act = op.attrs.get("fused_activation_function", "NONE")
         steps = (step,)
         if act not in ("NONE", "TANH", "SIGN_BIT"):  # TFLite: fused TANH is a no-op

@@ -67,10 +67,10 @@ def build(
         name = f"ep{len(bindings)}"
         guard, taps = 0, None
         # flat buffer index and texture coordinates (x, row, layer)
-        if kind == "add_pool2":
+        if kind == "add_pool2":  # four reads (taps), not one at (index, coords)
             taps = pool2_taps(operand, out, tensor.name)
-            index, coords = taps[0]["index"], (taps[0]["x"], taps[0]["row"])
-            guard = operand.s if operand.c < out.c else 0
+            index, coords = None, (None, None)
+            guard = operand.s if operand.c < out.c else 0  # channel-padded operand
         elif operand == out:
             index, coords = full, ("x", "row")
         elif (operand.b, operand.h, operand.w) == (out.b, out.h, out.w) and operand.c < out.c:
