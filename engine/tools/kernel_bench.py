@@ -97,7 +97,7 @@ def profile_model(path: str, storage: str, repeats: int, precision: str = "fp32"
         "storage": engine.storage,
         "adapter": engine.ctx.name,
         "total_gpu_ms": float(np.median(totals)),
-        "pipelines": len(engine._pipelines),
+        "pipelines": len(engine.pipeline_sources),
         "families": out,
     }
 
@@ -180,8 +180,8 @@ def run_baseline(models: list[str], storages: list[str], rounds: int) -> dict:
                              "before_ms": b, "after_ms": a, "speedup": b / a if a else None,
                              "before_kernels": sorted(kernels["before"][fam]),
                              "after_kernels": sorted(kernels["after"][fam]),
-                             "before_pipelines": len(engines["before"]._pipelines),
-                             "after_pipelines": len(engines["after"]._pipelines)})  # fmt: skip
+                             "before_pipelines": len(engines["before"].pipeline_sources),
+                             "after_pipelines": len(engines["after"].pipeline_sources)})  # fmt: skip
     after = gate.after().as_dict()
     return {"ab": rows, "loads": [after], "rounds": rounds, "mode": "in-process baseline",
             "adapter": engines["after"].ctx.name}  # fmt: skip
