@@ -64,6 +64,7 @@ class Target:
     workgroups: DeviceLimits = DeviceLimits()
     adapter: str = "gpu"  # the adapter class (engine/gpu/adapters.py): tile tables key on it
     buffers: BufferLimits = BufferLimits()
+    subgroups: bool = False  # the device has WGSL subgroup and quad operations
 
     @classmethod
     def of(cls, ctx) -> Target:
@@ -87,6 +88,7 @@ class Target:
                 max_uniform_bytes=ctx.limit("max-uniform-buffer-binding-size", 65536),
                 max_groups=workgroups.max_groups,
             ),
+            subgroups=ctx.has_subgroups,
         )
 
 
@@ -252,6 +254,7 @@ def compile_graph(
         workgroups=options.workgroups,
         limits=target.workgroups,
         adapter=target.adapter,
+        subgroups=target.subgroups,
         tune_cache=tune_cache,
         tune_timer=timed if time_fn is not None else None,
         tune_method=options.tune_method,

@@ -4,7 +4,7 @@
   (argument, else the ENGINE_ADAPTER environment variable, else the best one:
   a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL);
 - the device is requested with the optional features the engine can use
-  (shader-f16, timestamp-query) and the adapter's own limits;
+  (shader-f16, timestamp-query, subgroup) and the adapter's own limits;
 - no adapter at all -> DeviceError saying how to install a Vulkan driver;
 - a lost device (driver reset, `device.destroy()`): `is_device_lost()` tells it from other
   errors, `device_guard()` turns it into DeviceLostError, and `shared_context()` replaces
@@ -26,7 +26,7 @@ INSTALL_HINT = (
     "install a Vulkan driver: on Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers` "
     "(gives the lavapipe CPU adapter), or your GPU vendor's driver"
 )
-OPTIONAL_FEATURES = ("shader-f16", "timestamp-query")
+OPTIONAL_FEATURES = ("shader-f16", "timestamp-query", "subgroup")
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 2}
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
 
@@ -144,6 +144,11 @@ class GpuContext:
     @property
     def has_f16(self) -> bool:
         return "shader-f16" in self.features
+
+    @property
+    def has_subgroups(self) -> bool:
+        """WGSL subgroup and quad operations (conv1x1's quad weights, engine/gpu/kernels/tiles.py)."""
+        return "subgroup" in self.features
 
     @property
     def has_timestamps(self) -> bool:

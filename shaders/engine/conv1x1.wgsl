@@ -6,6 +6,9 @@
 // (engine/gpu/kernels/conv1x1.py): out[so][p] = bias[so] + sum_si src[si][p] * W[so][si].
 // One invocation: BP consecutive pixels (of the flattened rows*W) x BS output slices.
 // Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
+// quad: the 4 invocations of a quad (consecutive local indices, one row of pixels, the
+// same slices) each load one column and quadBroadcast shares them: a quarter of the
+// loads where the driver cannot tell that the index is the same in every lane.
 
 // Input and output: buffers or textures (shaders/engine/tensor.wgsl).
 {{ tensor.declare(src) }}
@@ -22,12 +25,22 @@ const OUT_W: u32 = {{ out_w }}u;
 const SRC_S: u32 = {{ src_slices }}u;
 
 @compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+{% if quad %}
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+{% else %}
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+{% endif %}
   let p0 = gid.x * {{ bp }}u;
   let ls0 = gid.z * {{ bs }}u;  // first slice within this dispatch's weights
   let base = first_slice();
   let count = slice_count();
+{% if quad %}
+  // No early return: every invocation of a quad takes part in the broadcasts (indices
+  // are clamped below; the stores check bounds).
+  let column = li % 4u;
+{% else %}
   if (p0 >= P || ls0 >= count) { return; }
+{% endif %}
 {% for j in range(bs) %}
   let sl{{ j }} = min(ls0 + {{ j }}u, {{ dst_slices - 1 }}u);
 {% for k in range(bp) %}
@@ -50,7 +63,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endfor %}
 {% for j in range(bs) %}
     {
+{% if quad %}
+      let wq = weights[sl{{ j }} * SRC_S + si][column];
+      let w = mat4x4<A>(quadBroadcast(wq, 0u), quadBroadcast(wq, 1u), quadBroadcast(wq, 2u), quadBroadcast(wq, 3u));
+{% else %}
       let w = weights[sl{{ j }} * SRC_S + si];
+{% endif %}
 {% for k in range(bp) %}
       a{{ j }}_{{ k }} += x{{ k }} * w;
 {% endfor %}

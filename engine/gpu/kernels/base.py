@@ -66,6 +66,8 @@ class BuildContext:
     # The adapter class (engine/gpu/adapters.py: "llvmpipe", "swiftshader", "cpu", "gpu"):
     # kernels with per-adapter tile tables read theirs by it, deterministically.
     adapter: str = "gpu"
+    # The device has WGSL subgroup and quad operations (the "subgroup" feature).
+    subgroups: bool = False
     tune_cache: object | None = field(default=None, compare=False)
     tune_timer: Callable[[Dispatch], float] | None = field(default=None, compare=False)
     tune_method: str = "descent"

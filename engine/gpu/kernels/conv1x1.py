@@ -3,7 +3,9 @@
 Pixels of the input and output line up one to one, so the op is
 out[dst slice][p] = bias + sum over src slices of src[si][p] * W[dst slice][si] (mat4x4)
 over the flattened rows*W pixels. One invocation computes BP pixels x BS output slices
-(each loaded input vec4 feeds BS matrices, each weight matrix BP pixels). Weights are
+(each loaded input vec4 feeds BS matrices, each weight matrix BP pixels). Where
+tiles.quad_weights says so, the 4 invocations of a quad load one column of each
+matrix each and share them (quadBroadcast). Weights are
 packed like conv.py's ([dst slice][src slice] mat4x4) and sit in a uniform buffer,
 split by output slices into several dispatches when the layer is larger than one
 uniform binding; registered ahead of the generic conv (priority 50 < 100).
@@ -32,7 +34,7 @@ from engine.gpu.kernels.common import (
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.gpu.kernels.gemm import build_gemm
-from engine.gpu.kernels.tiles import conv1x1_slices, gemm_tile
+from engine.gpu.kernels.tiles import conv1x1_slices, gemm_tile, quad_weights
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
@@ -109,6 +111,7 @@ class Conv1x1(Kernel):
         steps, extra = epilogue.build(op, graph, first_binding=first, ctx=ctx)
         uni = space.split(",")[0]
         n = group if shared else dst.s  # weight slices of every dispatch (shared) or the one
+        quads = ctx.subgroups and quad_weights(ctx.adapter)
 
         def dispatch(base: int, count: int, c: Candidate) -> Dispatch:
             source = render(
@@ -126,6 +129,8 @@ class Conv1x1(Kernel):
                 bp=c.work.x,
                 bs=c.work.z,
                 wg=c.workgroup,
+                # a quad (4 consecutive invocations) shares one row of pixels and slices
+                quad=quads and c.workgroup[0] % 4 == 0,
                 steps=steps,
                 scale_binding=scale_binding,
                 scale=(
@@ -166,6 +171,7 @@ class Conv1x1(Kernel):
                 ("scale", int(scale_binding is not None)),
                 ("io", ctx.kind(op.inputs[0]) + "," + ctx.kind(op.outputs[0])),
                 ("precision", ctx.precision),
+                ("quad", int(quads)),
             ),
         )
         c = pick(sig, ctx, table, lambda c: dispatch(0, min(group, dst.s), c))

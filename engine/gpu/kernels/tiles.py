@@ -63,6 +63,25 @@ CONV1X1_SLICES = {"swiftshader": 2}
 CONV_SLICES = {"swiftshader": 1}
 
 
+# conv1x1 weights shared through quads: SwiftShader runs 4 invocations per SIMD group
+# and loads a buffer element at an index it cannot prove equal across them lane by
+# lane, so every invocation loading all 16 floats of each mat4 costs 64 scalar loads.
+# With QUAD_WEIGHTS, invocation q of a quad loads column q only and quadBroadcast
+# hands the columns round (16 loads). face_landmark's 22 conv1x1 dispatches on
+# SwiftShader (texture, one op at a time, 7 interleaved rounds, load 0.4-0.6): 18.8 ->
+# 16.1 ms (1.17x; a constant weight index, the bound of what loads can save: 1.19x).
+# Whole models, with / without in one process, 16 interleaved rounds of 3, outputs
+# bit-identical: SwiftShader face detection 1.18x, face landmark 1.10x, selfie 1.12x;
+# lavapipe 1.02-1.09x (two runs, 16 and 30 rounds, load 1.0-1.2). Real GPUs: not
+# measured (their uniform loads are cheap; the broadcasts are not free), so not there.
+QUAD_WEIGHTS = frozenset({"swiftshader", "llvmpipe"})
+
+
+def quad_weights(adapter: str) -> bool:
+    """Whether conv1x1 on `adapter` shares each weight matrix across a quad."""
+    return adapter in QUAD_WEIGHTS
+
+
 def conv1x1_slices(adapter: str, default: int) -> int:
     """Most output slices per conv1x1 invocation on `adapter`."""
     return CONV1X1_SLICES.get(adapter, default)

@@ -52,5 +52,6 @@ def machine_info(ctx=None) -> dict:
         info["adapter_features"] = {
             "shader-f16": ctx.has_f16,
             "timestamp-query": ctx.has_timestamps,
+            "subgroup": ctx.has_subgroups,
         }
     return info
