@@ -6,9 +6,10 @@
 // (engine/gpu/kernels/conv1x1.py): out[so][p] = bias[so] + sum_si src[si][p] * W[so][si].
 // One invocation: BP consecutive pixels (of the flattened rows*W) x BS output slices.
 // Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
-// quad: the 4 invocations of a quad (consecutive local indices, one row of pixels, the
-// same slices) each load one column and quadBroadcast shares them: a quarter of the
-// loads where the driver cannot tell that the index is the same in every lane.
+// quad: the 4 invocations of a quad (one row of pixels, the same slices, when the group
+// is 4k wide and quads are consecutive local indices) each load one column and
+// quadBroadcast shares them: a quarter of the loads where the driver cannot tell that
+// the index is the same in every lane.
 
 // Input and output: buffers or textures (shaders/engine/tensor.wgsl).
 {{ tensor.declare(src) }}
@@ -35,8 +36,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let base = first_slice();
   let count = slice_count();
 {% if quad %}
-  // No early return: every invocation of a quad takes part in the broadcasts (indices
-  // are clamped below; the stores check bounds).
+  // A quad returns whole (ls0 is the same in its 4 invocations); past the last pixel
+  // it stays: every invocation of a quad takes part in the broadcasts (indices are
+  // clamped below; the stores check bounds). Assumes a quad is 4 consecutive local
+  // indices (WGSL does not promise it; subgroup_invocation_id needs a 1-D group), as
+  // on SwiftShader and lavapipe: tiles.QUAD_WEIGHTS lists only classes checked so.
+  if (ls0 >= count) { return; }
   let column = li % 4u;
 {% else %}
   if (p0 >= P || ls0 >= count) { return; }

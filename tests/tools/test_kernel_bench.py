@@ -8,6 +8,9 @@ from engine.model.importer import load_tflite
 from engine.model.stats import op_flops
 from engine.tools.kernel_bench import FAMILIES, family, main, profile_model
 from tests.conftest import model_file
+from tests.gpu.util import gpu_context
+
+gpu_context()  # skips the module where there is no adapter
 
 
 def test_families_name_the_face_detector_layers():

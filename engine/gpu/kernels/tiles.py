@@ -74,6 +74,11 @@ CONV_SLICES = {"swiftshader": 1}
 # bit-identical: SwiftShader face detection 1.18x, face landmark 1.10x, selfie 1.12x;
 # lavapipe 1.02-1.09x (two runs, 16 and 30 rounds, load 1.0-1.2). Real GPUs: not
 # measured (their uniform loads are cheap; the broadcasts are not free), so not there.
+# The kernel takes a quad to be 4 consecutive local invocation indices. WGSL does not
+# promise that (subgroup_invocation_id would, but naga allows it in 1-D groups only);
+# SwiftShader (4-wide SIMD groups in index order) and lavapipe do it, and
+# tests/gpu/test_conv1x1_quad.py checks it on the adapter it runs on: run that test on
+# a class before adding it here.
 QUAD_WEIGHTS = frozenset({"swiftshader", "llvmpipe"})
 
 
