@@ -49,9 +49,7 @@ def machine_info(ctx=None) -> dict:
     if ctx is not None:
         info["adapter"] = ctx.name
         info["adapter_info"] = {k: str(v) for k, v in ctx.info.items()}
-        info["adapter_features"] = {
-            "shader-f16": ctx.has_f16,
-            "timestamp-query": ctx.has_timestamps,
-            "subgroup": ctx.has_subgroups,
-        }
+        from engine.gpu.device import OPTIONAL_FEATURES
+
+        info["adapter_features"] = {f: f in ctx.features for f in OPTIONAL_FEATURES}
     return info
