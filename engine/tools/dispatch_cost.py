@@ -125,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if len(set(args.chains)) < 2:
         p.error("--chains needs at least two different lengths")
+    if args.repeat < 1:
+        p.error("--repeat must be at least 1")
     from engine.errors import EngineError
     from engine.gpu.device import shared_context
 

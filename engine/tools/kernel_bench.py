@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.errors import EngineError
 from engine.tools.bench.load import LoadGate
 
 FAMILIES = ("conv first layer", "conv1x1", "conv generic", "depthwise", "other")
@@ -200,7 +201,8 @@ def _child(root: Path, models: list[str], storages: list[str], repeats: int) -> 
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(f"{root}: exit {proc.returncode}: {proc.stderr[-2000:]}")
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise EngineError(f"{root}: exit {proc.returncode}: {last}")
     return json.loads(proc.stdout)
 
 
@@ -295,7 +297,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", help="write JSON here ('-': stdout, no markdown)")
     args = p.parse_args(argv)
     storages = [s.strip() for s in args.storage.split(",") if s.strip()]
+    if not storages or not set(storages) <= {"buffer", "texture"}:
+        p.error(f"--storage {args.storage!r}: a comma list of buffer, texture")
+    if min(args.repeats, args.rounds) < 1:
+        p.error("--repeats and --rounds must be at least 1")
+    if args.ab and not (args.ab / "engine").is_dir():
+        p.error(f"--ab {args.ab}: not a checkout of this project (no engine/ folder)")
     models = [str(Path(m).resolve()) for m in args.models]
+    try:
+        return _run(args, models, storages)
+    except EngineError as exc:  # a missing or unsupported model, no adapter: one line
+        print(f"kernel_bench: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args, models: list[str], storages: list[str]) -> int:
     if args.baseline:
         res = run_baseline(models, storages, args.rounds)
     elif args.ab:

@@ -36,3 +36,9 @@ def test_cli_prints_a_row_per_group_count(capsys):
 def test_cli_refuses_a_single_chain_length():
     with pytest.raises(SystemExit):
         main(["--chains", "5,5"])
+
+
+def test_cli_refuses_no_repeats():
+    with pytest.raises(SystemExit) as exit_:
+        main(["--repeat", "0"])
+    assert exit_.value.code == 2

@@ -39,3 +39,20 @@ def test_cli_prints_a_table(capsys):
     assert main([str(model_file("hand_recrop")), "--storage", "texture", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
     assert "| hand_recrop | texture | total |" in out and "pipelines" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--storage", "nope"], ["--repeats", "0"], ["--ab", "/nonexistent-checkout"]],
+    ids=["storage", "repeats", "ab"],
+)
+def test_cli_refuses_bad_options(args):
+    with pytest.raises(SystemExit) as exit_:
+        main([str(model_file("hand_recrop")), *args])
+    assert exit_.value.code == 2
+
+
+def test_missing_model_is_one_line_exit_2(tmp_path, capsys):
+    assert main([str(tmp_path / "missing.tflite"), "--repeats", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "missing.tflite: no such file" in err[0]
