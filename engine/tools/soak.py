@@ -21,6 +21,7 @@ counted against the next.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -81,6 +82,10 @@ def gpu_objects() -> dict:
 
 
 def sample(frame: int, t0: float) -> dict:
+    # Free unreachable cycles first: wgpu objects of garbage made before the run (e.g. an
+    # earlier test's engine in the same process) would otherwise be released whenever the
+    # collector happens to run and show up as a change between two samples.
+    gc.collect()
     rss, anon = rss_mb(), anon_mb()
     return {"frame": frame, "t_s": time.perf_counter() - t0, "rss_mb": rss,
             "anon_mb": rss if anon is None else anon, "py_blocks": sys.getallocatedblocks(),
