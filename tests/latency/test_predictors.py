@@ -133,3 +133,57 @@ def test_generated_kernels_add_families_only():
     p = DispatchLevel(units=2).fit(cells + _dataset(30, seed=8), pools)
     assert p.params["families"]["pool2d"] == pytest.approx(TRUE["pool2d"], abs=1e-9)
     assert p.params["per_run"] == pytest.approx(0.1, abs=1e-6)
+
+
+IO_MS_PER_MB = 0.5  # what moving one MB in and out costs in the synthetic totals below
+
+
+def _io(mb: float) -> DispatchInfo:
+    half = int(mb * 1e6 / 2)
+    return DispatchInfo(
+        op_index=-1, op_type="io", kernel="hwc_to_phwc4", inputs=((1, 8, 8, 3),),
+        output=(1, 8, 8, 4), workgroup=(64, 1, 1), groups=(256, 1, 1), flops=0,
+        bytes_read=half, bytes_written=half, const_bytes=0, uniform=False,
+        storage="buffer>buffer", epilogue=0,
+    )  # fmt: skip
+
+
+def _with_io(samples: list[Sample], sizes) -> list[Sample]:
+    """Each sample gets one io conversion (unprofiled: None) and its cost in the total."""
+    for s, mb in zip(samples, sizes, strict=False):
+        s.dispatches.append(_io(mb))
+        s.dispatch_ms.append(None)
+        s.y += 0.01 + IO_MS_PER_MB * mb  # its per-dispatch overhead and its copying
+    return samples
+
+
+def test_io_term_learnt_from_kernel_totals_where_io_sizes_vary():
+    """Cells all move the same io MB (per_run cannot be told from it); the kernel models'
+    varied io sizes price it, and the cells' own terms stay exact."""
+    cells = _with_io(_dataset(40), [0.03] * 40)
+    kernels = _with_io(_dataset(30, seed=9), np.linspace(0.01, 8.0, 30))
+    p = DispatchLevel(units=2).fit(cells, kernels)
+    assert p.params["io_ms_per_mb"] == pytest.approx(IO_MS_PER_MB, rel=1e-6)
+    assert p.params["per_run"] == pytest.approx(0.1, abs=1e-6)
+    assert p.params["per_dispatch"] == pytest.approx(0.01, abs=1e-6)
+    assert p.params["scale"] == pytest.approx(1.0, abs=1e-6)
+    big = _with_io(_dataset(5, seed=10), [20.0] * 5)  # io far beyond the cells'
+    assert p.predict_many(big) == pytest.approx([s.y for s in big], rel=1e-6)
+
+
+def test_io_term_left_out_when_every_sample_moves_the_same_io():
+    cells = _with_io(_dataset(40), [0.03] * 40)
+    p = DispatchLevel(units=2).fit(cells)
+    assert p.params["io_ms_per_mb"] == 0.0
+    assert p.params["per_run"] == pytest.approx(0.1 + IO_MS_PER_MB * 0.03, abs=1e-6)
+    test = _with_io(_dataset(10, seed=3), [0.03] * 10)
+    assert p.predict_many(test) == pytest.approx([s.y for s in test], rel=1e-6)
+
+
+def test_predictor_saved_before_the_io_term_prices_io_as_a_kernel():
+    p = DispatchLevel(units=2).fit(_dataset(40))
+    del p.params["io_ms_per_mb"]
+    io = _io(1.0)
+    assert p.dispatch_ms(io) == pytest.approx(
+        p.params["per_dispatch"] + p.params["scale"] * p.kernel_ms(io)
+    )

@@ -1,7 +1,7 @@
 """Ours: the dispatch-level predictor (nn-Meter's kernel-level idea on our own kernels).
 
 latency = run overhead + per-dispatch overhead x dispatches + scale x sum over the
-dispatch list of t_family(dispatch), where
+dispatch list of t_family(dispatch) + t_io(the io conversions), where
 - the dispatch list is what the engine would record for the model on the adapter
   (engine.latency.dispatches: fusion, kernel choice, work groups, storage kinds);
 - t_family is one small non-negative linear model per kernel family (conv2d,
@@ -14,7 +14,17 @@ dispatch list of t_family(dispatch), where
   model-level terms on the measured totals; without them, all coefficients at once
   from the totals (the sum of the per-family features is linear in them);
 - a family never seen in training falls back to the "generic" model fitted on all
-  dispatches.
+  dispatches;
+- the io conversions (hwc_to_phwc4 per input, phwc4_to_hwc per output) are not
+  profiled (Engine.profile times the model's dispatches only), and with them go the
+  upload and the readback the wall clock holds: t_io = io_ms_per_mb x the MB they move,
+  a model-level term fitted on the totals. Every NAS cell has the same input and
+  output, so cells alone cannot tell it from the run overhead (it is then left out, 0);
+  the generated single-layer models (`kernels`; 573 distinct io sets on lavapipe) can:
+  their totals and the cells' fit it, then the other three terms are fitted on the
+  cells alone with it taken off. Before this term the io conversions took the
+  "generic" model, fitted on convolutions, whose work-group term priced face
+  detection's three conversions at 0.93 ms (0.05-0.1 ms of copying).
 Evaluation is plain Python over a few dozen coefficients: no numpy needed to predict.
 """
 
@@ -29,8 +39,16 @@ GENERIC = "generic"
 MIN_FAMILY = 8  # dispatches a family needs for a model of its own
 
 
+IO = "io"  # DispatchInfo.op_type of the input/output conversions
+IO_MIN_SPREAD = 1.1  # largest / smallest io MB in the fit below which t_io is left out
+
+
 def family(d: DispatchInfo) -> str:
     return d.kernel
+
+
+def io_mb(d: DispatchInfo) -> float:
+    return (d.bytes_read + d.bytes_written) / 1e6
 
 
 def features(d: DispatchInfo, units: int) -> list[float]:
@@ -63,10 +81,19 @@ class DispatchLevel(Predictor):
         w = fams.get(family(d)) or fams[GENERIC]
         return max(0.0, _dot(w, features(d, self.units)))
 
+    def has_io_term(self) -> bool:
+        return "io_ms_per_mb" in self.params  # predictors fitted before it priced io as kernels
+
+    def dispatch_ms(self, d: DispatchInfo) -> float:
+        """One dispatch's share of the prediction (ms), its per-dispatch overhead included."""
+        p = self.params
+        if d.op_type == IO and self.has_io_term():
+            return p["per_dispatch"] + p["io_ms_per_mb"] * io_mb(d)
+        return p["per_dispatch"] + p["scale"] * self.kernel_ms(d)
+
     def breakdown(self, sample: Sample) -> list[float]:
         """Each dispatch's share of the prediction (ms), overheads included."""
-        p = self.params
-        return [p["per_dispatch"] + p["scale"] * self.kernel_ms(d) for d in sample.dispatches]
+        return [self.dispatch_ms(d) for d in sample.dispatches]
 
     def predict(self, sample: Sample) -> float:
         return self.params["per_run"] + sum(self.breakdown(sample))
@@ -95,11 +122,10 @@ class DispatchLevel(Predictor):
                     y = np.array(ys[key])
                     fams[key] = lstsq_nonneg(x, y, 1 / np.maximum(y, 1e-3)).tolist()
             self.params["families"] = fams
-            # Model level: y = per_run + per_dispatch * n + scale * sum(kernel_ms).
-            a = [[1.0, len(s.dispatches), sum(self.kernel_ms(d) for d in s.dispatches)]
-                 for s in samples]  # fmt: skip
-            y = np.array([s.y for s in samples])
-            per_run, per_dispatch, scale = lstsq_nonneg(a, y, 1 / y)
+            per_run, per_dispatch, scale, io = self._fit_model_level(
+                samples, [k for k in kernels if k.y]
+            )
+            self.params["io_ms_per_mb"] = io
         else:
             fams_seen = sorted({family(d) for s in samples for d in s.dispatches})
             cols = [(f, j) for f in fams_seen for j in range(len(FEATURES))]
@@ -124,3 +150,26 @@ class DispatchLevel(Predictor):
         self.params.update(per_run=float(per_run), per_dispatch=float(per_dispatch),
                            scale=float(scale), features=list(FEATURES))  # fmt: skip
         return self
+
+    def _fit_model_level(self, samples: list[Sample], kernels: list[Sample]) -> tuple:
+        """(per_run, per_dispatch, scale, io_ms_per_mb), weighted to relative error.
+        io_ms_per_mb from `samples` and `kernels` together, where io sizes vary (else 0);
+        then the other three from `samples` alone, their io time taken off: the kernels'
+        totals only say what an io MB costs."""
+        import numpy as np
+
+        def terms(s: Sample) -> list[float]:
+            kernel = sum(self.kernel_ms(d) for d in s.dispatches if d.op_type != IO)
+            moved = sum(io_mb(d) for d in s.dispatches if d.op_type == IO)
+            return [1.0, len(s.dispatches), kernel, moved]
+
+        both = [*samples, *kernels]
+        a, y = np.array([terms(s) for s in both]), np.array([s.y for s in both])
+        moved = a[:, 3]
+        io = 0.0
+        if moved.min() > 0 and moved.max() / moved.min() >= IO_MIN_SPREAD:
+            io = float(lstsq_nonneg(a, y, 1 / y)[3])
+        a, y = np.array([terms(s) for s in samples]), np.array([s.y for s in samples])
+        rest = y - io * a[:, 3]
+        per_run, per_dispatch, scale = lstsq_nonneg(a[:, :3], rest, 1 / y)
+        return float(per_run), float(per_dispatch), float(scale), io
