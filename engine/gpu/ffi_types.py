@@ -78,6 +78,8 @@ def preparse(types: tuple[str, ...] = WGPU_TYPES) -> bool:
             todo = [t for t in types if t not in ffi._parsed_types]
             if not todo:
                 return True
+            if not _cache_is_as_expected(ffi._parsed_types):
+                return False
             parser = ffi._parser
             params_text = ",\n".join(todo)
             ast = parser._parse(f"void __dummy(\n{params_text}\n);")[0]  # as cffi's parse_type
@@ -94,3 +96,12 @@ def preparse(types: tuple[str, ...] = WGPU_TYPES) -> bool:
     except Exception as exc:  # cffi's internals are not an API: parse lazily instead
         log.debug("wgpu C types left to cffi's lazy parsing: %s", exc)
         return False
+
+
+def _cache_is_as_expected(cache: dict) -> bool:
+    """cffi's own entries are (ctype, is_function) pairs: a cffi that stores something else
+    would be given wrongly shaped entries. wgpu-py's import has parsed one type already
+    (its logger callback), so there is an entry to look at. (cffi 2.1 keeps the cache in
+    a module's __dict__: skip its dunder keys.)"""
+    entry = next((v for k, v in cache.items() if not k.startswith("__")), None)
+    return isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], bool)

@@ -35,6 +35,7 @@ SCRIPT = textwrap.dedent(
     from engine.gpu.ffi_types import WGPU_TYPES, preparse
     from engine.model.ir import Graph, Op, Tensor
 
+    before = len(parsed)  # wgpu-py's import parses its logger callback: the hook works
     ok = preparse()
     bulk = {t: ffi._parsed_types[t] for t in WGPU_TYPES}
     start = len(parsed)
@@ -50,7 +51,8 @@ SCRIPT = textwrap.dedent(
     with ffi._lock:  # now the lazy way, type by type
         ffi._parsed_types.clear()
         same = [t for t in WGPU_TYPES if ffi._typeof_locked(t) == bulk[t]]
-    print(json.dumps({"ok": ok, "parsed_by_the_engine": after, "same": len(same)}))
+    print(json.dumps({"ok": ok, "recorded_before": before, "parsed_by_the_engine": after,
+                      "same": len(same)}))
     """
 )
 
@@ -59,6 +61,7 @@ def test_types_parsed_in_one_go_match_cffi_and_cover_an_engine():
     out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
                          timeout=300, check=True)  # fmt: skip
     result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["recorded_before"] > 0  # else the recording hook sees nothing
     assert result["ok"]
     assert result["same"] == len(WGPU_TYPES)
     assert result["parsed_by_the_engine"] == []
@@ -66,3 +69,11 @@ def test_types_parsed_in_one_go_match_cffi_and_cover_an_engine():
 
 def test_a_type_the_header_lacks_leaves_parsing_to_cffi():
     assert preparse(("WGPUNoSuchThing *",)) is False
+
+
+def test_a_cache_of_another_shape_is_left_alone():
+    from engine.gpu.ffi_types import _cache_is_as_expected
+
+    assert _cache_is_as_expected({"__name__": "parsed_types", "int *": (object(), False)})
+    assert not _cache_is_as_expected({"__name__": "parsed_types", "int *": object()})
+    assert not _cache_is_as_expected({"__name__": "parsed_types"})
