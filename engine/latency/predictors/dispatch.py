@@ -21,8 +21,8 @@ dispatch list of t_family(dispatch) + t_io(the io conversions), where
   a model-level term fitted on the totals. Every NAS cell has the same input and
   output, so cells alone cannot tell it from the run overhead (it is then left out, 0);
   the generated single-layer models (`kernels`; 573 distinct io sets on lavapipe) can:
-  their totals and the cells' fit it, then the other three terms are fitted on the
-  cells alone with it taken off. Before this term the io conversions took the
+  their totals fit it (with overhead and scale terms of their own), then the other
+  three terms are fitted on the cells alone with it taken off. Before this term the io conversions took the
   "generic" model, fitted on convolutions, whose work-group term priced face
   detection's three conversions at 0.93 ms (0.05-0.1 ms of copying).
 Evaluation is plain Python over a few dozen coefficients: no numpy needed to predict.
@@ -146,6 +146,7 @@ class DispatchLevel(Predictor):
                 float(np.mean([w[j] for w in fams.values()])) for j in range(len(FEATURES))
             ]
             self.params["families"] = fams
+            self.params.pop("io_ms_per_mb", None)  # io is priced as a family here
             per_run, per_dispatch, scale = float(coef[-1]), 0.0, 1.0
         self.params.update(per_run=float(per_run), per_dispatch=float(per_dispatch),
                            scale=float(scale), features=list(FEATURES))  # fmt: skip
@@ -153,9 +154,11 @@ class DispatchLevel(Predictor):
 
     def _fit_model_level(self, samples: list[Sample], kernels: list[Sample]) -> tuple:
         """(per_run, per_dispatch, scale, io_ms_per_mb), weighted to relative error.
-        io_ms_per_mb from `samples` and `kernels` together, where io sizes vary (else 0);
-        then the other three from `samples` alone, their io time taken off: the kernels'
-        totals only say what an io MB costs."""
+        io_ms_per_mb first, from `samples` and `kernels` together where io sizes vary
+        (else 0), each group with its own per-run / per-dispatch / scale columns (a
+        single layer's io MB grows with its kernel time: shared columns would let a
+        difference in scale between the groups pass for io cost); then the other three
+        from `samples` alone, their io time taken off."""
         import numpy as np
 
         def terms(s: Sample) -> list[float]:
@@ -163,13 +166,15 @@ class DispatchLevel(Predictor):
             moved = sum(io_mb(d) for d in s.dispatches if d.op_type == IO)
             return [1.0, len(s.dispatches), kernel, moved]
 
-        both = [*samples, *kernels]
-        a, y = np.array([terms(s) for s in both]), np.array([s.y for s in both])
-        moved = a[:, 3]
+        rows = [terms(s) for s in samples]
+        moved = np.array([r[3] for r in rows + [terms(k) for k in kernels]])
         io = 0.0
-        if moved.min() > 0 and moved.max() / moved.min() >= IO_MIN_SPREAD:
-            io = float(lstsq_nonneg(a, y, 1 / y)[3])
-        a, y = np.array([terms(s) for s in samples]), np.array([s.y for s in samples])
-        rest = y - io * a[:, 3]
-        per_run, per_dispatch, scale = lstsq_nonneg(a[:, :3], rest, 1 / y)
+        if moved.max() > 0 and moved.min() < moved.max() / IO_MIN_SPREAD:
+            zeros = [0.0, 0.0, 0.0]
+            a = np.array([r[:3] + zeros + r[3:] for r in rows]
+                         + [zeros + t for t in map(terms, kernels)])  # fmt: skip
+            y = np.array([s.y for s in [*samples, *kernels]])
+            io = float(lstsq_nonneg(a, y, 1 / y)[6])
+        a, y = np.array(rows), np.array([s.y for s in samples])
+        per_run, per_dispatch, scale = lstsq_nonneg(a[:, :3], y - io * a[:, 3], 1 / y)
         return float(per_run), float(per_dispatch), float(scale), io
