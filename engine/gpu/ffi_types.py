@@ -13,8 +13,7 @@ cffi's own cache, exactly as `ffi.typeof` would: later uses find them there. It 
 cffi internals (`ffi._parser`, `ffi._parsed_types`, `ffi._lock`); if they change, or a
 type is unknown to the header, it does nothing and cffi parses lazily as before.
 tests/gpu/test_ffi_types.py checks, in a fresh process, that the types match the lazy
-parse and that an engine (buffers and textures), its profile and the vision solutions
-parse nothing more.
+parse and that an engine (buffers and textures) and its profile parse nothing more.
 """
 
 from __future__ import annotations

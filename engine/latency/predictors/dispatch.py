@@ -22,9 +22,9 @@ dispatch list of t_family(dispatch) + t_io(the io conversions), where
   output, so cells alone cannot tell it from the run overhead (it is then left out, 0);
   the generated single-layer models (`kernels`; 573 distinct io sets on lavapipe) can:
   their totals fit it (with overhead and scale terms of their own), then the other
-  three terms are fitted on the cells alone with it taken off. Before this term the io conversions took the
-  "generic" model, fitted on convolutions, whose work-group term priced face
-  detection's three conversions at 0.93 ms (0.05-0.1 ms of copying).
+  three terms are fitted on the cells alone with it taken off. Before this term the io
+  conversions took the "generic" model, fitted on convolutions, whose work-group term
+  priced face detection's three conversions at 0.93 ms (0.05-0.1 ms of copying).
 Evaluation is plain Python over a few dozen coefficients: no numpy needed to predict.
 """
 
@@ -81,13 +81,10 @@ class DispatchLevel(Predictor):
         w = fams.get(family(d)) or fams[GENERIC]
         return max(0.0, _dot(w, features(d, self.units)))
 
-    def has_io_term(self) -> bool:
-        return "io_ms_per_mb" in self.params  # predictors fitted before it priced io as kernels
-
     def dispatch_ms(self, d: DispatchInfo) -> float:
         """One dispatch's share of the prediction (ms), its per-dispatch overhead included."""
         p = self.params
-        if d.op_type == IO and self.has_io_term():
+        if d.op_type == IO and "io_ms_per_mb" in p:  # files fitted before it: as kernels
             return p["per_dispatch"] + p["io_ms_per_mb"] * io_mb(d)
         return p["per_dispatch"] + p["scale"] * self.kernel_ms(d)
 
@@ -166,13 +163,13 @@ class DispatchLevel(Predictor):
             moved = sum(io_mb(d) for d in s.dispatches if d.op_type == IO)
             return [1.0, len(s.dispatches), kernel, moved]
 
-        rows = [terms(s) for s in samples]
-        moved = np.array([r[3] for r in rows + [terms(k) for k in kernels]])
+        rows, kernel_rows = [terms(s) for s in samples], [terms(k) for k in kernels]
+        moved = np.array([r[3] for r in rows + kernel_rows])
         io = 0.0
         if moved.max() > 0 and moved.min() < moved.max() / IO_MIN_SPREAD:
             zeros = [0.0, 0.0, 0.0]
             a = np.array([r[:3] + zeros + r[3:] for r in rows]
-                         + [zeros + t for t in map(terms, kernels)])  # fmt: skip
+                         + [zeros + r for r in kernel_rows])  # fmt: skip
             y = np.array([s.y for s in [*samples, *kernels]])
             io = float(lstsq_nonneg(a, y, 1 / y)[6])
         a, y = np.array(rows), np.array([s.y for s in samples])
