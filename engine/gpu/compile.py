@@ -43,6 +43,12 @@ from engine.transforms.quantized import to_float
 from engine.transforms.resize_inputs import has_dynamic_shapes, resize_inputs
 
 WORKGROUP_POLICIES = ("table", "heuristic", "tune")
+# Kernel sets: "optimized", the fastest kernels (unrolled register blocks, specialised
+# first layers); "compact", each op's kernel at its smallest work shape with loops
+# rolled up: the same sums in the same order (outputs identical on the app's models),
+# 3-5x less shader code, so a model's shaders compile 2-4x faster and run 2-3x slower
+# (docs/startup.md). ar-demo starts on compact and switches to optimized in the background.
+KERNEL_SETS = ("optimized", "compact")
 TUNE_METHODS = ("descent", "exhaustive")
 # Default work group policy: rules I-V, no timing (docs/workgroups.md, "Measured": on
 # lavapipe as fast as or faster than the kernels' fixed sizes, "table", on the core models).
@@ -101,6 +107,7 @@ class CompileOptions:
     transforms: bool = True
     workgroups: str = DEFAULT_WORKGROUPS
     tune_method: str = "descent"
+    kernels: str = "optimized"  # KERNEL_SETS
 
     def __post_init__(self) -> None:
         precision_of(self.precision)  # ValueError naming the precisions
@@ -110,6 +117,8 @@ class CompileOptions:
             raise ValueError(
                 f"workgroups must be one of {WORKGROUP_POLICIES}, not {self.workgroups!r}"
             )
+        if self.kernels not in KERNEL_SETS:
+            raise ValueError(f"kernels must be one of {KERNEL_SETS}, not {self.kernels!r}")
         if self.tune_method not in TUNE_METHODS:
             raise ValueError(f"tune_method must be one of {TUNE_METHODS}, not {self.tune_method!r}")
         check_planners(self.planner, self.texture_planner, self.storage)
@@ -224,7 +233,7 @@ def compile_graph(
     kernels = []
     for i, op in enumerate(g.ops):
         with _stage(f"{name}: op #{i} {op.type}: choosing a kernel"):
-            kernels.append(select(op, g))
+            kernels.append(select(op, g, compact=options.kernels == "compact"))
     with _stage(f"{name}: placing and planning tensors"):
         caps = [op_storage(k, op, g) for k, op in zip(kernels, g.ops, strict=True)]
         placement = place(g, caps, options.storage, target.textures)
@@ -237,7 +246,7 @@ def compile_graph(
     choices: list = []
     tune_ms = [0.0]
     tiles = texture_tiles(g, plans.textures)
-    tune = options.workgroups == "tune" and timer
+    tune = options.workgroups == "tune" and timer and options.kernels != "compact"
     time_fn = timer(g, placement.textures, tiles) if tune else None
 
     def timed(d: Dispatch) -> float:
@@ -255,6 +264,7 @@ def compile_graph(
         limits=target.workgroups,
         adapter=target.adapter,
         subgroups=target.subgroups,
+        compact=options.kernels == "compact",
         tune_cache=tune_cache,
         tune_timer=timed if time_fn is not None else None,
         tune_method=options.tune_method,

@@ -14,6 +14,8 @@ Options are validated here; every default is deterministic (same model, same ada
 same kernels, storage and plan): storage "auto" is a rule over adapter facts
 (storage_choice.py), work groups "heuristic" are rules over the device's limits; the
 measured choices ("tune") are opt-in and cached per adapter (adapter_cache.py).
+`kernels="compact"` picks the kernel set that compiles fastest (compile.KERNEL_SETS):
+for a first result soon after start-up, then an optimized engine built beside it.
 
 Dynamic shapes: a model with -1 dimensions (shape_signature) has its shapes propagated
 from the inputs at load; `input_shapes={name: shape}` fixes those dimensions first (as
@@ -34,6 +36,7 @@ from engine.errors import DeviceError
 from engine.gpu.adapter_cache import AdapterKey, cache_root
 from engine.gpu.compile import (
     DEFAULT_WORKGROUPS,
+    KERNEL_SETS,
     WORKGROUP_POLICIES,
     CompileOptions,
     Program,
@@ -56,7 +59,7 @@ from engine.model.layout import phwc4_shape, slices
 from engine.precision import precision as precision_of
 
 __all__ = ["DispatchTime", "Engine", "RunStats", "TensorLayout", "SYNC_MODES", "STORAGE_OPTIONS",
-           "WORKGROUP_POLICIES", "DEFAULT_WORKGROUPS"]  # fmt: skip
+           "WORKGROUP_POLICIES", "DEFAULT_WORKGROUPS", "KERNEL_SETS"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class Engine:
         tune_method: str = "descent",
         cache_dir: str | os.PathLike | None = None,
         input_shapes: dict[str, tuple[int, ...]] | None = None,
+        kernels: str = "optimized",
     ):
         t0 = time.perf_counter()
         prec = precision_of(precision)
@@ -107,7 +111,8 @@ class Engine:
         self.storage = resolve_storage(storage, self.ctx, precision,
                                        root / "storage" if root else None)  # fmt: skip
         options = CompileOptions(precision, self.storage, planner, texture_planner, transforms,
-                                 workgroups, tune_method)  # fmt: skip
+                                 workgroups, tune_method, kernels)  # fmt: skip
+        self.kernels = kernels
         self.target = Target.of(self.ctx)
         storage_s = time.perf_counter() - t0 - device_s
         self.tune_cache = None

@@ -7,6 +7,8 @@
 // Kernel taps and the BX x BS accumulators are unrolled at generation time, so
 // every weight index is a constant offset (uniform loads, no local arrays); a
 // tap outside the input reads a clamped pixel multiplied by 0 (no branches).
+// loop_taps (the compact kernel set): taps in two loops instead, the same sums in
+// the same order, a fraction of the code to compile.
 // Weights: one mat4x4 per (dst slice, ky, kx, src slice); column j holds the
 // weights of output lane j, so `src * w` gives the four output lanes.
 
@@ -34,19 +36,32 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   var acc{{ b }}_{{ i }} = bias[min(ls0 + {{ b }}u, DST_S - 1u)];
 {% endfor %}
 {% endfor %}
-{% for ky in range(kh) %}
+{% for ky in ([none] if loop_taps else range(kh)) %}
+{% if loop_taps %}
+  for (var ky = 0; ky < {{ kh }}; ky++) {
+    let iy = oy * {{ stride_h }} + ky * {{ dil_h }} - {{ pad_top }};
+{% else %}
   {
     let iy = oy * {{ stride_h }} + {{ ky * dil_h - pad_top }};
+{% endif %}
 {% if bounds %}
     let in_y = iy >= 0 && iy < IN_H;
     let ry = in_base + u32(clamp(iy, 0, IN_H - 1));
 {% else %}
     let ry = in_base + u32(iy);
 {% endif %}
-{% for kx in range(kw) %}
+{% for kx in ([none] if loop_taps else range(kw)) %}
+{% if loop_taps %}
+    for (var kx = 0; kx < {{ kw }}; kx++) {
+{% else %}
     {
+{% endif %}
 {% for i in range(bx) %}
+{% if loop_taps %}
+      let ix{{ i }} = i32(x0 + {{ i }}u) * {{ stride_w }} + kx * {{ dil_w }} - {{ pad_left }};
+{% else %}
       let ix{{ i }} = i32(x0 + {{ i }}u) * {{ stride_w }} + {{ kx * dil_w - pad_left }};
+{% endif %}
 {% if bounds %}
       let m{{ i }} = select(A(0.0), A(1.0), in_y && ix{{ i }} >= 0 && ix{{ i }} < IN_W);
       let px{{ i }} = u32(clamp(ix{{ i }}, 0, IN_W - 1));
@@ -63,7 +78,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         let s{{ i }} = {{ tensor.load(src, "p" ~ i ~ " + off", "px" ~ i, "ry", "ss", "A") }}{% if bounds %} * m{{ i }}{% endif %};
 {% endfor %}
 {% for b in range(bs) %}
+{% if loop_taps %}
+        let w{{ b }} = weights[wb{{ b }} + u32(ky * {{ kw }} + kx) * SRC_S + ss];
+{% else %}
         let w{{ b }} = weights[wb{{ b }} + {{ (ky * kw + kx) }}u * SRC_S + ss];
+{% endif %}
 {% for i in range(bx) %}
         acc{{ b }}_{{ i }} += s{{ i }} * w{{ b }};
 {% endfor %}

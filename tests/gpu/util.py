@@ -77,12 +77,14 @@ def run_both(
     precision: str = "fp32",
     transforms: bool = False,
     storage: str = "buffer",
+    kernels: str = "optimized",
 ):
     """(engine outputs, reference outputs) by name; engine tensors poisoned with NaN first."""
     from engine.gpu.engine import Engine
 
     run_graph = texture_wrapped(graph) if storage == "texture" else graph
-    engine = Engine(run_graph, precision=precision, transforms=transforms, storage=storage)
+    engine = Engine(run_graph, precision=precision, transforms=transforms, storage=storage,
+                    kernels=kernels)  # fmt: skip
     if storage == "texture":
         assert_wrapped_in_textures(engine, graph)
     engine.poison()
@@ -106,9 +108,10 @@ def assert_matches(
     precision: str = "fp32",
     transforms: bool = False,
     storage: str = "buffer",
+    kernels: str = "optimized",
 ):
     """max|diff| <= the precision's tolerance * max(1, max|ref|) (engine/precision.py)."""
-    got, want, engine = run_both(graph, feeds, precision, transforms, storage)
+    got, want, engine = run_both(graph, feeds, precision, transforms, storage, kernels)
     for name, ref in want.items():
         out = got[name]
         assert out.shape == ref.shape, name

@@ -6,7 +6,9 @@ the GPU; the runtime creates buffers, pipelines and bind groups from them.
 
 Several kernels may serve one op type: `select()` returns the first whose
 `accepts()` is true, in registration order by `priority` (specialised first,
-the generic one accepts everything it can run).
+the generic one accepts everything it can run). The compact kernel set (compile.py
+KERNEL_SETS) skips kernels that are not `compact` and builds the others with their
+smallest work shape: small shaders that compile fast (docs/startup.md).
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ class BuildContext:
     adapter: str = "gpu"
     # The device has WGSL subgroup and quad operations (the "subgroup" feature).
     subgroups: bool = False
+    # The compact kernel set (compile.py KERNEL_SETS): each kernel at its smallest work
+    # shape, loops not unrolled where the kernel can (conv2d's taps); same arithmetic.
+    compact: bool = False
     tune_cache: object | None = field(default=None, compare=False)
     tune_timer: Callable[[Dispatch], float] | None = field(default=None, compare=False)
     tune_method: str = "descent"
@@ -147,6 +152,10 @@ class Kernel:
     # BuildContext to epilogue.build). engine/gpu/placement.py asks read_kinds /
     # write_kinds per op and tensor; override them for finer choices.
     storage_kinds: tuple[str, ...] = ("buffer",)
+    # In the compact kernel set: False for kernels whose shaders are large however they
+    # are built (unrolled taps with literal weights, unrolled output tiles); the next
+    # kernel that accepts the op runs it there.
+    compact = True
 
     def read_kinds(self, op: Op, graph: Graph, tensor: int) -> tuple[str, ...]:
         """Kinds `tensor` (an input or epilogue operand of `op`) may be stored as."""
@@ -186,10 +195,11 @@ def candidates(op_type: str) -> list[Kernel]:
     return list(_REGISTRY.kernels.get(op_type, []))
 
 
-def select(op: Op, graph: Graph) -> Kernel | None:
-    """The first registered kernel that accepts `op`, or None (CPU fallback)."""
+def select(op: Op, graph: Graph, compact: bool = False) -> Kernel | None:
+    """The first registered kernel that accepts `op` (of the compact set: `compact`
+    kernels only), or None (CPU fallback)."""
     for k in candidates(op.type):
-        if k.accepts(op, graph):
+        if (k.compact or not compact) and k.accepts(op, graph):
             return k
     return None
 

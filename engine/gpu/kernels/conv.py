@@ -144,6 +144,7 @@ class Conv2D(Kernel):
                 bx=c.work.x,
                 bs=c.work.z,
                 bounds=bounds,
+                loop_taps=ctx.compact,
                 kh=kh,
                 kw=kw,
                 stride_h=op.attrs["stride_h"],

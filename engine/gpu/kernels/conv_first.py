@@ -88,6 +88,7 @@ class ConvFirst(Kernel):
     op_types = ("CONV_2D",)
     priority = 40
     storage_kinds = ("buffer", "texture")
+    compact = False  # its literal weights are the shader: the generic conv in the compact set
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         w = graph.tensors[op.inputs[1]]

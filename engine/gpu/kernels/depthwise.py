@@ -199,6 +199,7 @@ class DepthwiseTiled(_DepthwiseBase):
     name = "depthwise_tiled"
     priority = 50
     tiled = True
+    compact = False  # the untiled kernel runs it in the compact set
 
     def accepts(self, op: Op, graph: Graph) -> bool:
         if not super().accepts(op, graph) or _multiplier(op, graph) != 1:

@@ -10,6 +10,7 @@ See docs/workgroups.md.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from engine.gpu.kernels.base import BuildContext, Dispatch
 from engine.gpu.workgroups import (
@@ -25,8 +26,14 @@ Make = Callable[[Candidate], Dispatch]
 
 
 def pick(sig: KernelSignature, ctx: BuildContext, table: Candidate, make: Make) -> Candidate:
-    """The candidate for `sig` under ctx.workgroups ("table": `table` itself)."""
-    if ctx.workgroups == "table":
+    """The candidate for `sig` under ctx.workgroups ("table": `table` itself); in the
+    compact kernel set the smallest work shape under the heuristic, whatever the policy
+    (nothing timed: its shaders are the ones that compile fastest)."""
+    if ctx.compact:
+        limits = ctx.limits if ctx.limits is not None else DeviceLimits()
+        smallest = min(sig.work, key=lambda w: (w.volume, w.as_tuple()))
+        choice = choose(replace(sig, work=(smallest,)), limits, "heuristic")
+    elif ctx.workgroups == "table":
         choice = Choice.of(table, "table")
     else:
         limits = ctx.limits if ctx.limits is not None else DeviceLimits()

@@ -1,0 +1,104 @@
+"""The compact kernel set (compile.KERNEL_SETS): each op's kernel at its smallest work
+shape, conv2d's taps in loops, no conv_first / depthwise_tiled. Checked against the
+reference interpreter (itself checked against LiteRT on these models and ops,
+tests/reference), per op and on the app's models, and for what makes the set worth
+having: far less shader code than the optimized set (what SwiftShader and lavapipe
+spend their compile time on, docs/startup.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.gpu.compile import CompileOptions, Target, compile_graph
+from engine.gpu.engine import Engine
+from engine.model.importer import load_tflite
+from engine.reference import Interpreter
+from tests.conftest import CORE_MODELS, model_file
+from tests.gpu.test_conv import CASES as CONV_CASES
+from tests.gpu.test_depthwise import CASES as DEPTHWISE_CASES
+from tests.gpu.test_depthwise import _graph as depthwise_graph
+from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
+from tests.reference.single_op import random_feeds, single_op_graph
+
+ctx = gpu_context()
+
+NOT_COMPACT = {"conv_first", "depthwise_tiled"}
+
+
+def _conv_graph(case, rng):
+    h, w, cin, cout, k, stride, dil, padding, act = case
+    weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
+    bias = rng.standard_normal(cout).astype(np.float32)
+    attrs = conv_attrs(padding, stride, dil, act)
+    return single_op_graph("CONV_2D", [(1, h, w, cin), weights, bias], attrs)
+
+
+def code_lines(program) -> int:
+    """Non-blank, non-comment WGSL lines of a program's distinct shaders."""
+    sources = {d.source for d in program.dispatches}
+    return sum(
+        1 for s in sources for line in s.splitlines()
+        if line.strip() and not line.strip().startswith("//")
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize("case", CONV_CASES, ids=[str(c) for c in CONV_CASES])
+def test_compact_conv(case, storage):
+    rng = np.random.default_rng(hash(case) % 2**32)
+    graph = _conv_graph(case, rng)
+    engine = assert_matches(graph, random_feeds(graph, rng), storage=storage, kernels="compact")
+    kernels = {d.kernel for d in engine.program.dispatches}
+    assert not kernels & NOT_COMPACT, kernels
+    if "conv2d" in kernels:  # the taps are loops, not unrolled
+        (src,) = {d.source for d in engine.program.dispatches if d.kernel == "conv2d"}
+        assert "for (var ky = 0;" in src and "for (var kx = 0;" in src
+
+
+@pytest.mark.parametrize("case", DEPTHWISE_CASES[:8], ids=[str(c) for c in DEPTHWISE_CASES[:8]])
+def test_compact_depthwise(case):
+    rng = np.random.default_rng(hash(case) % 2**32)
+    graph = depthwise_graph(*case, rng)
+    engine = assert_matches(graph, random_feeds(graph, rng), kernels="compact")
+    assert {d.kernel for d in engine.program.dispatches} == {"depthwise"}
+
+
+def test_kernel_set_is_validated():
+    with pytest.raises(ValueError, match="kernels must be one of"):
+        CompileOptions(kernels="fast")
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_compact_set_has_a_fraction_of_the_code(name):
+    """GPU-free: the same ops run, by kernels without unrolled blocks, in under half the
+    WGSL (measured: 0.2-0.4x), on every adapter class's tile tables."""
+    graph = load_tflite(model_file(name))
+    for adapter in ("llvmpipe", "swiftshader", "gpu"):
+        opt = compile_graph(graph, CompileOptions(), Target(adapter=adapter))
+        small = compile_graph(graph, CompileOptions(kernels="compact"), Target(adapter=adapter))
+        assert [s.op_index for s in small.steps] == [s.op_index for s in opt.steps]
+        assert not {d.kernel for d in small.dispatches} & NOT_COMPACT
+        assert code_lines(small) < 0.5 * code_lines(opt), (adapter, code_lines(small))
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_compact_model_matches_reference(name, astronaut_rgb):
+    import cv2
+
+    graph = load_tflite(model_file(name))
+    engine = Engine(graph, kernels="compact", storage="buffer")
+    assert engine.kernels == "compact" and engine.fallback_ops == []
+    reference = Interpreter(graph)
+    (t,) = graph.inputs
+    _, h, w, _ = graph.tensors[t].shape
+    photo = cv2.resize(astronaut_rgb, (w, h), interpolation=cv2.INTER_AREA) / 255.0
+    rng = np.random.default_rng(0)
+    for x in (rng.uniform(-1, 1, (1, h, w, 3)), photo[None]):
+        feeds = {graph.tensors[t].name: x.astype(np.float32)}
+        engine.poison()
+        got, want = engine.run(feeds), reference.run(feeds)
+        for out, ref in want.items():
+            scale = max(1.0, float(np.abs(ref).max()))
+            err = float(np.abs(got[out] - ref).max())
+            assert err <= 1e-4 * scale, f"{out}: max|diff| {err:.3g}"
