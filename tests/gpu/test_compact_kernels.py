@@ -1,5 +1,6 @@
 """The compact kernel set (compile.KERNEL_SETS): each op's kernel at its smallest work
-shape, conv2d's taps in loops, no conv_first / depthwise_tiled. Checked against the
+shape (transposed convs: one stride period), conv2d's taps in loops, no conv_first /
+depthwise_tiled. Checked against the
 reference interpreter (itself checked against LiteRT on these models and ops,
 tests/reference), per op and on the app's models, and for what makes the set worth
 having: far less shader code than the optimized set (what SwiftShader and lavapipe
@@ -18,6 +19,7 @@ from tests.conftest import CORE_MODELS, model_file
 from tests.gpu.test_conv import CASES as CONV_CASES
 from tests.gpu.test_depthwise import CASES as DEPTHWISE_CASES
 from tests.gpu.test_depthwise import _graph as depthwise_graph
+from tests.gpu.test_transpose_conv import TCONV_GRID, _tconv_graph
 from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
@@ -62,6 +64,15 @@ def test_compact_depthwise(case):
     graph = depthwise_graph(*case, rng)
     engine = assert_matches(graph, random_feeds(graph, rng), kernels="compact")
     assert {d.kernel for d in engine.program.dispatches} == {"depthwise"}
+
+
+@pytest.mark.parametrize("padding,stride,k", TCONV_GRID)
+def test_compact_transpose_conv(padding, stride, k):
+    """One stride period per invocation (the optimized set unrolls up to 4 x 4 of them)."""
+    rng = np.random.default_rng(hash((padding, stride, k)) % 2**32)
+    graph = _tconv_graph(padding, stride, k, rng, hw=(9, 7))
+    engine = assert_matches(graph, random_feeds(graph, rng), kernels="compact")
+    assert not engine.fallback_ops
 
 
 def test_kernel_set_is_validated():

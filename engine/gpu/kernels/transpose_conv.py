@@ -94,8 +94,10 @@ class _TransposeBase(Kernel):
         shared = group < dst.s
         if shared:
             packed, biases = pad_groups(packed, group), pad_groups(biases, group)
-        # no larger than the output (in stride periods)
+        # no larger than the output (in stride periods); one period in the compact set
         ry, rx = min(RY, ceil_div(dst.h, sh)), min(RX, ceil_div(dst.w, sw))
+        if ctx.compact:
+            ry = rx = 1
         while True:
             outputs, offs_y, offs_x, loads = _plan(kh, kw, sh, sw, top, left, ry, rx)
             taps = sum(len(o["taps"]) for o in outputs)
