@@ -93,12 +93,14 @@ class _LostBanner(logging.Filter):
 def run(args, stop: StopSignals) -> int:
     from app.effects import effect_info
     from app.models import choose_effect, load_model
+    from app.options import default_kernels
     from app.output import DEFAULT_OUTPUT
     from app.preflight import check_options, check_outputs
     from app.sources import IMAGE_SUFFIXES, open_source
 
     stop.stage = "checking the options"
     check_options(args)
+    args.kernels = args.kernels or default_kernels(args.headless)
     stop.stage = "reading the models"
     specs = [load_model(m) for m in args.model]
     effect = choose_effect(specs, args.effect)
@@ -117,8 +119,8 @@ def run(args, stop: StopSignals) -> int:
     ctx = _context(args.adapter)
     _check_storage(args, ctx)
     hud_on = (not args.headless) if args.hud is None else args.hud
-    info = {"adapter": ctx.name, "effect": effect, "sync": args.sync,
-            "precision": args.precision, "storage": args.storage, "input": args.input}  # fmt: skip
+    info = {"adapter": ctx.name, "effect": effect, "sync": args.sync, "precision": args.precision,
+            "storage": args.storage, "kernels": args.kernels, "input": args.input}  # fmt: skip
     stop.check()
     if args.headless:
         return _headless(args, ctx, specs, effect, source, hud_on, info, stop)

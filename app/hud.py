@@ -5,7 +5,7 @@
 - output: imgui draw data rendered by wgpu's imgui backend into the same render pass as
   the frame (no extra submit); works on a window surface and on an offscreen texture, so
   headless `--hud` burns the same HUD into the video
-- shows (full): adapter; effect, style, precision; FPS, capture -> present latency p50 and
+- shows (full): adapter; effect, style, precision, kernel set; FPS, capture -> present latency p50 and
   dropped frames with a plot of the last seconds; per stage CPU and GPU ms as the p50 of
   the last 60 frames with the worst frame's apart ("max"); sync mode with wait / CPU p50
   per mode; the memory plan per model; planner and precision switches (rebuilt in the
@@ -174,6 +174,7 @@ class Hud:
         imgui.begin(f"ar-demo (h, d: {self.dock})###hud", None, flags)
         imgui.text_disabled(self.adapter[:34])
         imgui.text(f"{eff.name}/{eff.style_name}  {eff.precision}")
+        imgui.text_disabled(f"{eff.kernels} kernels")
         imgui.text_colored(GREEN, _headline(tl))
         imgui.set_item_tooltip(HEADLINE_HELP)
         recent = list(tl.recent)

@@ -13,6 +13,7 @@ import textwrap
 from app.effects import EFFECTS
 from app.hud import DOCKS
 from app.output import DEFAULT_OUTPUT
+from engine.gpu.compile import KERNEL_SETS
 from engine.gpu.storage_choice import STORAGE_OPTIONS
 from engine.gpu.sync import SYNC_MODES
 from engine.memory.registry import PLANNERS
@@ -31,6 +32,16 @@ exit codes:
   130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the output holds every frame
        written so far and is playable; --stats is written"""
 PLANNER_CHOICES = ("best", *PLANNERS)  # best: the smallest plan of each storage kind
+# How an effect's kernels start: "staged" draws its first frames with the compact kernel
+# set (compiles 2-4x faster) and swaps in the optimized set once that is built in the
+# background (pipeline.switch); or one set from start to end (engine/gpu/compile.py).
+KERNEL_MODES = ("staged", *KERNEL_SETS)
+
+
+def default_kernels(headless: bool) -> str:
+    """The window starts staged (the first picture sooner); a headless run renders every
+    frame of its file with the same kernels, the optimized ones."""
+    return "optimized" if headless else "staged"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="fp32",
         choices=tuple(PRECISIONS),
         help="storage precision of tensors on the GPU (fp16 needs shader-f16)",
+    )
+    p.add_argument(
+        "--kernels",
+        choices=KERNEL_MODES,
+        help="staged (the window's default): the first frames run the compact kernel set, "
+        "which compiles 2-4x faster and runs 2-3x slower, while the optimized set is built "
+        "in the background and swapped in; optimized (the headless default: the same "
+        "kernels for every frame of the file); compact: the compact set throughout",
     )
     p.add_argument("--frames", type=int, metavar="N",
                    help="stop after N frames (a still image repeats; default: the whole "

@@ -11,6 +11,9 @@
   progress to a BuildStatus); `build=False` leaves it to the owner (the window builds it
   on a worker thread, then `set_effect`); `switch(planner=..., precision=...)` builds a
   new one on a worker thread while the current one draws and swaps it in between frames
+- kernels "staged" (the window's default, app/options.py): the effect is built with the
+  compact kernel set, which compiles 2-4x faster, and set_effect starts a switch to the
+  optimized set at once; `startup_s["optimized_kernels"]` says when it was swapped in
 
 Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is
 read back; `transfers()` counts what crossed the bus: frame uploads, small uniform writes,
@@ -41,7 +44,7 @@ from engine.gpu.warmup import compiles_late_with_cache, scratch_context
 class FramePipeline:
     def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
                  *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
-                 storage: str = "auto", gpu_timing: bool = True,
+                 storage: str = "auto", kernels: str = "optimized", gpu_timing: bool = True,
                  results: str | None = None, style: int = 0, build: bool = True,
                  status: BuildStatus | None = None):  # fmt: skip
         if sync not in SYNC_MODES:
@@ -49,7 +52,11 @@ class FramePipeline:
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
         self.effect_name, self.specs, self.style = effect, specs, style
-        self.options = {"precision": precision, "planner": planner, "storage": storage}
+        # kernels "staged" (app/options.py KERNEL_MODES): build with the compact set, then
+        # switch to the optimized one in the background as soon as the first is drawn
+        self.staged = kernels == "staged"
+        self.options = {"precision": precision, "planner": planner, "storage": storage,
+                        "kernels": "compact" if self.staged else kernels}  # fmt: skip
         self.uploader = FrameUploader(self.device, frame_size)
         self.effect = None  # until set_effect(): build=False builds it elsewhere
         self.switching: Build | None = None  # a background rebuild (switch())
@@ -100,7 +107,7 @@ class FramePipeline:
         is waited for: nothing of it is in flight)."""
         old, self.effect = self.effect, effect
         self.options = {"precision": effect.precision, "planner": effect.planner,
-                        "storage": effect.storage}  # fmt: skip
+                        "storage": effect.storage, "kernels": effect.kernels}  # fmt: skip
         flag = effect.face_flag
         if flag is not None and self.faces is None:
             self.faces = FaceTally(self.device, flag)
@@ -108,6 +115,10 @@ class FramePipeline:
             self.faces.src = flag[0]  # the new solution's flag buffer
         if old is not None:
             old.close()
+        if self.staged and effect.kernels == "compact":
+            self.switch(kernels="optimized")  # the compact set drew first: now the fast one
+        elif self.staged and effect.kernels == "optimized":
+            self.timeline.startup.setdefault("optimized_kernels", since_launch())
 
     def switch(self, **changes) -> bool:
         """Rebuild the effect with `changes` (planner=..., precision=...) on a worker
@@ -271,7 +282,7 @@ class FramePipeline:
             m = e.memory
             out.append({
                 "name": Path(e.graph.name).stem, "role": role, "dispatches": e.dispatch_count,
-                "precision": e.precision,
+                "precision": e.precision, "kernels": e.kernels,
                 "memory": {"strategy": m.strategy, "total_bytes": int(m.total_bytes),
                            "naive_bytes": int(m.naive_bytes), "lower_bound": int(m.lower_bound),
                            "objects": int(m.objects)},
@@ -285,12 +296,14 @@ def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,
     build=False: no effect yet (the window builds it on a worker); echo: the build's
     progress as a line on stderr (headless)."""
     from app.effects import effect_info
+    from app.options import default_kernels
 
     styles = effect_info(effect).styles
     status = BuildStatus(effect, [s.name for s in specs], StartupLine() if echo else None)
     pipeline = FramePipeline(
         ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
         planner=None if args.planner == "best" else args.planner, storage=args.storage,
+        kernels=args.kernels or default_kernels(args.headless),
         results=getattr(args, "results", None), build=build, status=status,
         style=styles.index(args.style) if args.style in styles else 0,
     )  # fmt: skip

@@ -72,10 +72,11 @@ class Effect:
 
     def __init__(self, ctx, specs: list[ModelSpec], frame_size: tuple[int, int],
                  target_format: str, precision: str = "fp32", planner: str | None = None,
-                 storage: str = "auto"):  # fmt: skip
+                 storage: str = "auto", kernels: str = "optimized"):  # fmt: skip
         self.ctx, self.device = ctx, ctx.device
         self.specs, self.frame_size, self.target_format = specs, frame_size, target_format
         self.precision, self.planner, self.storage = precision, planner, storage
+        self.kernels = kernels  # the engines' kernel set (engine/gpu/compile.py KERNEL_SETS)
         self.style = 0
         self.engines: dict[str, object] = {}
         self.solution = None
@@ -101,7 +102,7 @@ class Effect:
     def solution_options(self) -> dict:
         """engine.vision solution options: this device, the engine options, no readback."""
         return {"context": self.ctx, "precision": self.precision, "planner": self.planner,
-                "storage": self.storage, "output": "gpu"}  # fmt: skip
+                "storage": self.storage, "kernels": self.kernels, "output": "gpu"}  # fmt: skip
 
     def spec(self, role: str):
         return next(s for s in self.specs if s.role == role)

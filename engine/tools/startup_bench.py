@@ -2,6 +2,7 @@
 
     python -m engine.tools.startup_bench [--effects segmentation face-mesh] [--json out.json]
         [--checkout /path/to/other/checkout]     # also time another checkout's window
+        [--kernels staged optimized]             # this checkout per --kernels mode
 
 Each row is a fresh `ar-demo` process on the sample clip (assets/sample.mp4):
 - cold: an empty Mesa shader cache (MESA_SHADER_CACHE_DIR = a new folder): a first run;
@@ -13,7 +14,9 @@ Each row is a fresh `ar-demo` process on the sample clip (assets/sample.mp4):
   started, as a person would see it);
 - headless rows: ready (effect built and run once) and first frame written.
 `--checkout` adds window rows for another checkout (e.g. before this change), from the
-screenshots only (its --stats may have no start-up times).
+screenshots only (its --stats may have no start-up times). `--kernels` runs this
+checkout once per ar-demo `--kernels` mode (rows "this/staged", ...); without it each
+mode's default (window: staged, headless: optimized).
 Rounds (`--repeat`) interleave the contenders: per effect and round the cold runs of each
 checkout and mode one after the other, then their warm runs; rows are medians.
 Prints a markdown table and the load average; `--json` writes every figure.
@@ -33,13 +36,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.options import KERNEL_MODES
 from engine.data.manifest import model_path
 from engine.data.paths import assets_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = {"segmentation": ["selfie_segmentation"],
           "face-mesh": ["face_detection_short_range", "face_landmark"]}  # fmt: skip
-FIGURES = ("window_open", "first_content", "ready", "first_frame")
+FIGURES = ("window_open", "first_content", "ready", "first_frame", "optimized_kernels")
 
 
 def _xvfb() -> tuple[subprocess.Popen, str, Path]:
@@ -67,12 +71,13 @@ def _picture(fb: Path) -> bool:
     return bool(rows[:480, : 640 * 4].mean() > 10)
 
 
-def run_once(effect: str, mode: str, cache: Path, checkout: Path, xvfb=None) -> dict:
+def run_once(effect: str, mode: str, cache: Path, checkout: Path, xvfb=None,
+             kernels: str | None = None) -> dict:  # fmt: skip
     """One ar-demo process; its start-up figures (seconds)."""
     stats = Path(tempfile.mkdtemp(prefix="startup-stats-")) / "stats.json"
     models = [a for m in MODELS[effect] for a in ("--model", str(model_path(m)))]
     cmd = [sys.executable, "-m", "app.cli", *models, "--input", str(assets_dir() / "sample.mp4"),
-           "--stats", str(stats)]  # fmt: skip
+           "--stats", str(stats), *(["--kernels", kernels] if kernels else [])]  # fmt: skip
     env = {**os.environ, "MESA_SHADER_CACHE_DIR": str(cache), "MESA_SHADER_CACHE_DISABLE": "false"}
     if mode == "headless":
         cmd += ["--headless", "--output", str(stats.with_suffix(".mp4")), "--frames", "10",
@@ -98,22 +103,27 @@ def run_once(effect: str, mode: str, cache: Path, checkout: Path, xvfb=None) -> 
     return out
 
 
-def measure(effects: list[str], checkouts: dict[str, Path], repeat: int) -> list[dict]:
+def measure(effects: list[str], checkouts: dict[str, Path], repeat: int,
+            kernels: list[str] | None = None) -> list[dict]:  # fmt: skip
     """Every row `repeat` times, the contenders interleaved: per effect and round, the cold
     runs of each (checkout, mode) one after the other, then their warm runs."""
     runs = []
     xvfb = _xvfb()
+    mine = [f"this/{k}" for k in kernels] if kernels else ["this"]
+    places = {**{label: checkouts["this"] for label in mine},
+              **{k: v for k, v in checkouts.items() if k != "this"}}  # fmt: skip
     try:
         for effect in effects:
-            combos = [(label, mode) for label in checkouts
-                      for mode in (("window", "headless") if label == "this" else ("window",))]  # fmt: skip
+            combos = [(label, mode) for label in places
+                      for mode in (("window", "headless") if label.startswith("this")
+                                   else ("window",))]  # fmt: skip
             for _ in range(repeat):
                 caches = {c: Path(tempfile.mkdtemp(prefix="mesa-cache-")) for c in combos}
                 for state in ("cold", "warm"):  # warm: the cache its cold run filled
                     for label, mode in combos:
-                        figures = run_once(
-                            effect, mode, caches[label, mode], checkouts[label], xvfb
-                        )
+                        kernel_mode = label.split("/")[1] if "/" in label else None
+                        figures = run_once(effect, mode, caches[label, mode], places[label],
+                                           xvfb, kernel_mode)  # fmt: skip
                         runs.append({"effect": effect, "checkout": label, "mode": mode,
                                      "cache": state, **figures})  # fmt: skip
                         print(f"startup_bench: {runs[-1]}", file=sys.stderr, flush=True)
@@ -145,13 +155,13 @@ def markdown(rows: list[dict]) -> str:
         return f"{r[k]:.1f}" if r.get(k) is not None else "-"
 
     lines = ["| effect | checkout | mode | Mesa cache | runs | window open | picture (screenshot) | "
-             "first content | ready | first frame |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+             "first content | ready | first frame | optimized kernels |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
     for r in rows:
         lines.append(f"| {r['effect']} | {r['checkout']} | {r['mode']} | {r['cache']} | "
                      f"{r['runs']} | "
-                     + " | ".join(cell(r, k) for k in ("window_open", "picture",
-                                                       "first_content", "ready", "first_frame"))
+                     + " | ".join(cell(r, k) for k in ("window_open", "picture", "first_content",
+                                                       "ready", "first_frame", "optimized_kernels"))
                      + " |")  # fmt: skip
     return "\n".join(lines)
 
@@ -161,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--effects", nargs="+", default=list(MODELS), choices=list(MODELS))
     p.add_argument("--checkout", type=Path, help="another checkout to time (window only)")
     p.add_argument("--repeat", type=int, default=1, help="rounds (median per row)")
+    p.add_argument("--kernels", nargs="+", choices=KERNEL_MODES,
+                   help="time this checkout with each of these ar-demo --kernels modes")  # fmt: skip
     p.add_argument("--json", type=Path, help="write every run and the rows as JSON")
     args = p.parse_args(argv)
     if shutil.which("Xvfb") is None:
@@ -169,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.checkout:
         checkouts["other"] = args.checkout.resolve()
     load0 = os.getloadavg()
-    runs = measure(args.effects, checkouts, args.repeat)
+    runs = measure(args.effects, checkouts, args.repeat, args.kernels)
     rows = medians(runs)
     print(markdown(rows))
     print(f"\nload average before / after: {load0[0]:.2f} / {os.getloadavg()[0]:.2f}; seconds "

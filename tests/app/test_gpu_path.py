@@ -271,3 +271,32 @@ def test_a_failed_switch_keeps_the_current_effect():
     p.process(source.read(), view)
     assert p.effect is old and p.switching is None
     assert buffers_only in p.switch_error and p.switches[0]["ok"] is False
+
+
+def test_staged_kernels_start_compact_then_swap_in_the_optimized_set():
+    """kernels="staged" (the window's default): the first effect runs the compact kernel
+    set and a switch to the optimized set starts with it; frames drawn by either set give
+    the same mask (vs the reference interpreter), and the swap time is in startup_s."""
+    p, source, view = _pipeline(["selfie_segmentation"], "segmentation", kernels="staged")
+    assert p.effect.kernels == "compact" and p.switching is not None
+    (engine,) = p.effect.engines.values()
+    assert engine.kernels == "compact"
+    assert not {d.kernel for d in engine.program.dispatches} & {"conv_first", "depthwise_tiled"}
+    frame = source.read()
+    p.process(frame, view)
+    compact = _read(p.effect.mask).reshape(256, 256)
+    old = p.effect
+    _until_swapped(p, source, view, old)
+    (sw,) = p.switches
+    assert sw["ok"] and sw["what"] == "kernels optimized", sw
+    assert p.effect.kernels == "optimized" and p.options["kernels"] == "optimized"
+    assert "optimized_kernels" in p.timeline.startup
+    assert not p.switching and p.switch(planner="naive")  # switches work as before after it
+    p.switching.thread.join(120)
+    p.process(frame, view)  # adopts the planner switch, then draws the same frame
+    assert p.effect.kernels == "optimized"
+    optimized = _read(p.effect.mask).reshape(256, 256)
+    assert np.abs(compact - optimized).max() < 1e-4  # the same frame through both sets
+    want = reference_mask(p.effect.specs[0].graph, frame.bgr) > 0.5
+    got = optimized > 0.5
+    assert (got & want).sum() / (got | want).sum() >= 0.98

@@ -191,7 +191,9 @@ def test_window_shows_startup_screen_then_frames(xvfb, tmp_path):
 def test_planner_switch_keeps_the_window_playing(xvfb, tmp_path):
     display, fb = xvfb
     keys = Keyboard(display)
-    proc = launch(display, tmp_path)  # the whole clip: 10 s in real time
+    # the whole clip: 10 s in real time; optimized kernels from the start, so that the
+    # planner switch is the only one (staged would switch kernels first)
+    proc = launch(display, tmp_path, "--kernels", "optimized")
     state = {"pressed": None, "busy": []}
 
     def on_shot(t, img):
