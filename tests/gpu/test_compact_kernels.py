@@ -4,7 +4,7 @@ depthwise_tiled. Checked against the
 reference interpreter (itself checked against LiteRT on these models and ops,
 tests/reference), per op and on the app's models, and for what makes the set worth
 having: far less shader code than the optimized set (what SwiftShader and lavapipe
-spend their compile time on, docs/startup.md)."""
+spend their compile time on, docs/architecture.md, "Kernel sets")."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ Several kernels may serve one op type: `select()` returns the first whose
 `accepts()` is true, in registration order by `priority` (specialised first,
 the generic one accepts everything it can run). The compact kernel set (compile.py
 KERNEL_SETS) skips kernels that are not `compact` and builds the others with their
-smallest work shape: small shaders that compile fast (docs/startup.md).
+smallest work shape: small shaders that compile fast (docs/architecture.md, "Kernel
+sets").
 """
 
 from __future__ import annotations
