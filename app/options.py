@@ -33,7 +33,7 @@ exit codes:
        written so far and is playable; --stats is written"""
 PLANNER_CHOICES = ("best", *PLANNERS)  # best: the smallest plan of each storage kind
 # How an effect's kernels start: "staged" draws its first frames with the compact kernel
-# set (compiles 2-4x faster) and swaps in the optimized set once that is built in the
+# set (compiles 3-8x faster) and swaps in the optimized set once that is built in the
 # background (pipeline.switch); or one set from start to end (engine/gpu/compile.py).
 KERNEL_MODES = ("staged", *KERNEL_SETS)
 
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--kernels",
         choices=KERNEL_MODES,
         help="staged (the window's default): the first frames run the compact kernel set, "
-        "which compiles 2-4x faster and runs 2-3x slower, while the optimized set is built "
+        "which compiles 3-8x faster and runs 1.6-4x slower, while the optimized set is built "
         "in the background and swapped in; optimized (the headless default: the same "
         "kernels for every frame of the file); compact: the compact set throughout",
     )

@@ -12,7 +12,7 @@
   on a worker thread, then `set_effect`); `switch(planner=..., precision=...)` builds a
   new one on a worker thread while the current one draws and swaps it in between frames
 - kernels "staged" (the window's default, app/options.py): the effect is built with the
-  compact kernel set, which compiles 2-4x faster, and set_effect starts a switch to the
+  compact kernel set, which compiles 3-8x faster, and set_effect starts a switch to the
   optimized set at once; `startup_s["optimized_kernels"]` says when it was swapped in
 
 Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is

@@ -14,6 +14,7 @@ scripts/fetch_swiftshader.sh; LiteRT's Dawn refuses lavapipe).
 - cache cold: a new, empty MESA_SHADER_CACHE_DIR per process, as on a fresh machine
   (lavapipe compiles each shader at its first dispatch and keeps it there);
 - cache warm: one folder the cold rounds filled, as every later start sees it.
+`--runs N`: each process then times N more runs (median ms): the steady-state cost.
 Rounds interleave the contenders (per model and round: each contender once, the order
 reversed every other round); rows are medians. The load average before and after is
 recorded (engine/tools/bench/load.py) and a busy machine is marked in the table.
@@ -44,10 +45,16 @@ t1 = time.perf_counter()
 e = Engine.from_tflite(sys.argv[1], kernels=sys.argv[2])
 t2 = time.perf_counter()
 g = e.graph
-e.run({g.tensors[i].name: np.zeros(g.tensors[i].shape, np.float32) for i in g.inputs})
+feeds = {g.tensors[i].name: np.zeros(g.tensors[i].shape, np.float32) for i in g.inputs}
+e.run(feeds)
 t3 = time.perf_counter()
+ms = []
+for _ in range(int(sys.argv[3])):
+    t = time.perf_counter()
+    e.run(feeds)
+    ms.append((time.perf_counter() - t) * 1e3)
 print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run": t3 - t2,
-                  "adapter": e.ctx.name}))
+                  "adapter": e.ctx.name, "run_ms": sorted(ms)[len(ms) // 2] if ms else None}))
 """
 
 LITERT_CHILD = """
@@ -64,21 +71,28 @@ m.run_by_index(0, ins, outs)
 for b in outs:
     b.read(1, np.float32)
 t3 = time.perf_counter()
+ms = []
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter()
+    m.run_by_index(0, ins, outs)
+    for b in outs:
+        b.read(1, np.float32)
+    ms.append((time.perf_counter() - t) * 1e3)
 print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run": t3 - t2,
-                  "adapter": "LiteRT GPU (Dawn)"}))
+                  "adapter": "LiteRT GPU (Dawn)", "run_ms": sorted(ms)[len(ms) // 2] if ms else None}))
 """
 
 
-def measure(contender: str, model: str, cache_dir: str) -> dict:
+def measure(contender: str, model: str, cache_dir: str, runs: int = 0) -> dict:
     """One fresh process of `contender` ("litert-gpu" or a kernel set) on `model`."""
     import os
 
     env = {**os.environ, "MESA_SHADER_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
     env.pop("MESA_SHADER_CACHE_DISABLE", None)
     if contender == "litert-gpu":
-        cmd = [sys.executable, "-c", LITERT_CHILD, model]
+        cmd = [sys.executable, "-c", LITERT_CHILD, model, str(runs)]
     else:
-        cmd = [sys.executable, "-c", ENGINE_CHILD, model, contender]
+        cmd = [sys.executable, "-c", ENGINE_CHILD, model, contender, str(runs)]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
     if r.returncode != 0 or not lines:
@@ -94,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernels", nargs="+", default=list(KERNEL_SETS), choices=KERNEL_SETS)
     ap.add_argument("--cache", nargs="+", default=["cold", "warm"], choices=("cold", "warm"))
     ap.add_argument("--litert", action="store_true", help="add LiteRT's GPU accelerator")
+    ap.add_argument("--runs", type=int, default=0,
+                    help="then time N more runs in the same process (median ms)")  # fmt: skip
     ap.add_argument("--json", help="write every measurement here")
     args = ap.parse_args(argv)
     contenders = [*args.kernels, *(["litert-gpu"] if args.litert else [])]
@@ -110,12 +126,14 @@ def main(argv: list[str] | None = None) -> int:
                     folder = cold if cache == "cold" else warm_dirs[c]
                     if cache == "warm" and r == 0:  # fill it once first
                         measure(c, model, folder)
-                    got[c].append(measure(c, model, folder))
+                    got[c].append(measure(c, model, folder, args.runs))
                     shutil.rmtree(cold, ignore_errors=True)
             for c in contenders:
                 samples += [{"model": model, "contender": c, "cache": cache, **s} for s in got[c]]
                 med = {k: statistics.median(s[k] for s in got[c])
                        for k in ("seconds", "import", "engine", "run")}  # fmt: skip
+                runs_ms = [s["run_ms"] for s in got[c] if s.get("run_ms") is not None]
+                med["run_ms"] = statistics.median(runs_ms) if runs_ms else None
                 rows.append({"model": Path(model).stem, "contender": c, "cache": cache,
                              "adapter": got[c][0]["adapter"], **med})  # fmt: skip
         for d in warm_dirs.values():
@@ -123,15 +141,20 @@ def main(argv: list[str] | None = None) -> int:
     gate = gate.after()
     print(f"fresh process to first result, median of {args.rounds} rounds; {gate.label()}\n")
     print("| model | contender | Mesa cache | adapter | import s | set-up s | first run s "
-          "| total s | / optimized |")  # fmt: skip
-    print("|---|---|---|---|---:|---:|---:|---:|---:|")
+          "| total s | / optimized | later runs ms | / optimized |")  # fmt: skip
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        base = next((o["seconds"] for o in rows if o["model"] == row["model"]
+        base = next((o for o in rows if o["model"] == row["model"]
                      and o["cache"] == row["cache"] and o["contender"] == "optimized"), None)  # fmt: skip
-        ratio = f"{row['seconds'] / base:.2f}" if base else "-"
+        ratio = f"{row['seconds'] / base['seconds']:.2f}" if base else "-"
+        run_ms, run_ratio = "-", "-"
+        if row["run_ms"] is not None:
+            run_ms = f"{row['run_ms']:.1f}"
+            if base and base["run_ms"]:
+                run_ratio = f"{row['run_ms'] / base['run_ms']:.2f}"
         print(f"| {row['model']} | {row['contender']} | {row['cache']} | {row['adapter']} | "
               f"{row['import']:.2f} | {row['engine']:.2f} | {row['run']:.2f} | "
-              f"{row['seconds']:.2f} | {ratio} |")  # fmt: skip
+              f"{row['seconds']:.2f} | {ratio} | {run_ms} | {run_ratio} |")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"load": gate.as_dict(), "rows": rows, "samples": samples}, indent=1) + "\n")  # fmt: skip

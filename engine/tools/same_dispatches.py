@@ -73,10 +73,10 @@ def hashes(models: Path, cells: int = 300, layers: int = 1000) -> dict[str, str]
     return out
 
 
-def restamp(measured: str, fingerprint: str) -> list[Path]:
+def restamp(measured: str, fingerprint: str, root: Path = ROOT) -> list[Path]:
     """Write `fingerprint` into every predictor file fitted on engine `measured`."""
-    files = [*ROOT.glob("engine/latency/fitted/*.json"),
-             *ROOT.glob("data/latency/predictors/*/*.json")]  # fmt: skip
+    files = [*root.glob("engine/latency/fitted/*.json"),
+             *root.glob("data/latency/predictors/*/*.json")]  # fmt: skip
     done = []
     for f in files:
         doc = json.loads(f.read_text())
@@ -91,21 +91,25 @@ def restamp(measured: str, fingerprint: str) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--against", type=Path, required=True, help="the other checkout")
+    ap.add_argument("--models", type=Path, default=ROOT / "models",
+                    help="folder of .tflite models (models/)")  # fmt: skip
+    ap.add_argument("--cells", type=int, default=300, help="NAS cells of the dataset (300)")
+    ap.add_argument("--layers", type=int, default=1000, help="generated layers (1000)")
     ap.add_argument("--restamp", action="store_true",
                     help="if identical: mark the installed predictors as this engine's")  # fmt: skip
     args = ap.parse_args(argv)
     other = args.against.resolve()
-    models = ROOT / "models"
+    models, sizes = args.models.resolve(), (args.cells, args.layers)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "other.json"
         # this file's hashes() with the other checkout's `engine` (PYTHONPATH first)
         code = (f"import json, runpy; ns = runpy.run_path({__file__!r}); "
                 f"open({str(out)!r}, 'w').write(json.dumps(ns['hashes']"
-                f"(__import__('pathlib').Path({str(models)!r}))))")  # fmt: skip
+                f"(__import__('pathlib').Path({str(models)!r}), *{sizes!r})))")  # fmt: skip
         env = {**os.environ, "PYTHONPATH": str(other)}
         subprocess.run([sys.executable, "-c", code], cwd=other, env=env, check=True)
         theirs = json.loads(out.read_text())
-    mine = hashes(models)
+    mine = hashes(models, *sizes)
     print(f"engines: {mine.pop('__engine__')} vs {theirs.pop('__engine__')}")
     differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
     print(

@@ -7,8 +7,9 @@
 // Kernel taps and the BX x BS accumulators are unrolled at generation time, so
 // every weight index is a constant offset (uniform loads, no local arrays); a
 // tap outside the input reads a clamped pixel multiplied by 0 (no branches).
-// loop_taps (the compact kernel set): taps in two loops instead, the same sums in
-// the same order, a fraction of the code to compile.
+{# loop_taps (the compact kernel set): taps in two loops instead, the same sums in the
+   same order, a fraction of the code to compile. A template comment: the optimized
+   set's WGSL stays byte for byte what the latency predictor was measured on. #}
 // Weights: one mat4x4 per (dst slice, ky, kx, src slice); column j holds the
 // weights of output lane j, so `src * w` gives the four output lanes.
 
