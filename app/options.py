@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--kernels",
         choices=KERNEL_MODES,
         help="staged (the window's default): the first frames run the compact kernel set, "
-        "which compiles 3-8x faster and runs 1.6-4x slower, while the optimized set is built "
+        "which compiles 3-8x faster and runs 1.6-4.4x slower, while the optimized set is built "
         "in the background and swapped in; optimized (the headless default: the same "
         "kernels for every frame of the file); compact: the compact set throughout",
     )

@@ -46,7 +46,7 @@ WORKGROUP_POLICIES = ("table", "heuristic", "tune")
 # Kernel sets: "optimized", the fastest kernels (unrolled register blocks, specialised
 # first layers); "compact", each op's kernel at its smallest work shape with loops
 # rolled up: 4-6x less shader code, so a model's shaders compile 3-8x faster and run
-# 1.6-4x slower; outputs within fp32 rounding of the optimized set's (docs/architecture.md,
+# 1.6-4.4x slower; outputs within fp32 rounding of the optimized set's (docs/architecture.md,
 # "Kernel sets"). ar-demo starts on compact and switches to optimized in the background.
 KERNEL_SETS = ("optimized", "compact")
 TUNE_METHODS = ("descent", "exhaustive")

@@ -22,7 +22,8 @@ def _models(tmp_path):
 def test_hashes_cover_every_target_and_the_dataset(tmp_path):
     got = hashes(_models(tmp_path), cells=2, layers=3)
     assert got.pop("__engine__") == str(ROOT / "engine")
-    assert len([k for k in got if k.startswith("cell:")]) == 3 * 2 * 2  # adapters x kinds x precisions
+    per_model = [k for k in got if k.startswith("cell:")]
+    assert len(per_model) == 3 * 2 * 2  # adapter classes x storage kinds x precisions
     assert {"cell0", "cell1"} <= got.keys() and len(got) == 12 + 2 + 3
     (tmp_path / "again").mkdir()
     again = hashes(_models(tmp_path / "again"), cells=2, layers=3)
