@@ -169,8 +169,11 @@ def _headless(args, ctx, specs, effect, source, hud_on, info, stop: StopSignals)
     stop.check()
     stop.stage = "running"
     output = args.output or DEFAULT_OUTPUT
-    code = run_headless(pipeline, source, output, hud=hud, stats_path=args.stats, info=info,
-                        progress=not args.no_progress, stop=stop)  # fmt: skip
+    try:
+        code = run_headless(pipeline, source, output, hud=hud, stats_path=args.stats,
+                            info=info, progress=not args.no_progress, stop=stop)  # fmt: skip
+    finally:
+        pipeline.cancel_switch()  # also when something failed before the first frame
     n = source.frames_read
     frames = f"{n} frame{'' if n == 1 else 's'} in {output}"
     if stop.requested:

@@ -81,8 +81,7 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
         writer.release()
         bar.close()
         source.close()
-        if pipeline.switching is not None:  # --kernels staged on a clip shorter than its build
-            pipeline.switching.cancel()
+        pipeline.cancel_switch()  # --kernels staged on a clip shorter than its build
     tl.warmup = min(WARMUP_FRAMES, max(0, len(tl) - 1))
     summary = tl.summary({
         "title": f"ar-demo headless: {source.name} -> {output}",

@@ -235,7 +235,7 @@ class Hud:
         """Planner and precision combos; the switch runs in the background (switch())."""
         imgui = self.imgui
         eff = p.effect
-        busy = p.switching is not None
+        busy = p.switching is not None and p.switching is not p.staged_switch  # else queued
         current = eff.planner or "best"
         imgui.set_next_item_width(104)
         if imgui.begin_combo("##planner", f"plan: {current}"):

@@ -33,8 +33,9 @@ exit codes:
        written so far and is playable; --stats is written"""
 PLANNER_CHOICES = ("best", *PLANNERS)  # best: the smallest plan of each storage kind
 # How an effect's kernels start: "staged" draws its first frames with the compact kernel
-# set (compiles 3-8x faster) and swaps in the optimized set once that is built in the
-# background (pipeline.switch); or one set from start to end (engine/gpu/compile.py).
+# set (it compiles several times faster) and swaps in the optimized set once that is
+# built in the background (pipeline.switch); or one set from start to end
+# (engine/gpu/compile.py KERNEL_SETS).
 KERNEL_MODES = ("staged", *KERNEL_SETS)
 
 

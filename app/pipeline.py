@@ -12,8 +12,9 @@
   on a worker thread, then `set_effect`); `switch(planner=..., precision=...)` builds a
   new one on a worker thread while the current one draws and swaps it in between frames
 - kernels "staged" (the window's default, app/options.py): the effect is built with the
-  compact kernel set, which compiles 3-8x faster, and set_effect starts a switch to the
-  optimized set at once; `startup_s["optimized_kernels"]` says when it was swapped in
+  compact kernel set, which compiles several times faster, and set_effect starts a switch
+  to the optimized set at once (changes asked meanwhile wait in `queued`);
+  `startup_s["optimized_kernels"]` says when it was swapped in
 
 Per frame: one write_texture (the frame), one command encoder, one submit. No tensor is
 read back; `transfers()` counts what crossed the bus: frame uploads, small uniform writes,
@@ -52,9 +53,15 @@ class FramePipeline:
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
         self.effect_name, self.specs, self.style = effect, specs, style
-        # kernels "staged" (app/options.py KERNEL_MODES): build with the compact set, then
-        # switch to the optimized one in the background as soon as the first is drawn
+        # kernels "staged" (app/options.py KERNEL_MODES): build with the compact set; the
+        # switch to the optimized one starts as soon as that effect is set (set_effect)
+        from app.options import KERNEL_MODES
+
+        if kernels not in KERNEL_MODES:
+            raise ValueError(f"kernels must be one of {KERNEL_MODES}, not {kernels!r}")
         self.staged = kernels == "staged"
+        self.staged_switch: Build | None = None  # that switch while it runs
+        self.queued: dict | None = None  # a switch asked for meanwhile (switch())
         self.options = {"precision": precision, "planner": planner, "storage": storage,
                         "kernels": "compact" if self.staged else kernels}  # fmt: skip
         self.uploader = FrameUploader(self.device, frame_size)
@@ -116,15 +123,21 @@ class FramePipeline:
         if old is not None:
             old.close()
         if self.staged and effect.kernels == "compact":
-            self.switch(kernels="optimized")  # the compact set drew first: now the fast one
+            self.switch(kernels="optimized")  # the compact set is in: build the fast one
+            self.staged_switch = self.switching
         elif self.staged and effect.kernels == "optimized":
             self.timeline.startup.setdefault("optimized_kernels", since_launch())
 
     def switch(self, **changes) -> bool:
         """Rebuild the effect with `changes` (planner=..., precision=...) on a worker
         thread; frames keep coming from the current one and process() swaps the new one in
-        once built. False while another switch is running."""
+        once built. False while another switch is running, except the staged start's
+        switch to the optimized kernels (seconds to tens of seconds with a cold cache):
+        then `changes` wait in `queued` (the last asked wins) and start once it is in."""
         if self.switching is not None:
+            if self.switching is self.staged_switch and "kernels" not in changes:
+                self.queued = changes
+                return True
             return False
         what = ", ".join(f"{k} {v or 'best'}" for k, v in changes.items())
         status = BuildStatus(what, self.model_names())
@@ -141,6 +154,9 @@ class FramePipeline:
         if b is None or not b.done:
             return
         self.switching = None
+        if b is self.staged_switch:
+            self.staged_switch = None
+            self.staged = b.error is None  # failed: no second try at every later switch
         done = b.info["frames"]  # when each frame drawn meanwhile was done
         gaps = np.diff([b.info["t_start"], *done, time.perf_counter()])
         self.switches.append({
@@ -152,6 +168,20 @@ class FramePipeline:
             self.switch_error = f"{b.status.what}: {b.status.error}"
         else:
             self.set_effect(b.result)
+        if self.queued is not None and self.switching is None:
+            changes, self.queued = self.queued, None
+            self.switch(**changes)
+
+    def cancel_switch(self, timeout: float = 10.0) -> None:
+        """Stop a running switch at its next step; close an effect it built and nothing
+        adopted (the end of a run)."""
+        b, self.switching, self.queued = self.switching, None, None
+        if b is None:
+            return
+        if not b.done:
+            b.cancel(timeout)
+        if b.done and b.result is not None:
+            b.result.close()
 
     def set_planner(self, planner: str | None) -> None:
         """Rebuild with another memory planner now (blocking; the window uses switch())."""

@@ -200,9 +200,9 @@ class LiveWindow:
     # --- the end -----------------------------------------------------------------------
     def stop(self) -> None:
         """Stop the builds still running (at their next step) and release the source."""
-        for build in (self.starting, self.pipeline.switching):
-            if build is not None and not build.done:
-                build.cancel(CANCEL_WAIT_S)
+        if self.starting is not None and not self.starting.done:
+            self.starting.cancel(CANCEL_WAIT_S)
+        self.pipeline.cancel_switch(CANCEL_WAIT_S)
         self.source.close()
 
     def report(self, info: dict, stats_path: str | None) -> int:

@@ -45,9 +45,9 @@ from engine.transforms.resize_inputs import has_dynamic_shapes, resize_inputs
 WORKGROUP_POLICIES = ("table", "heuristic", "tune")
 # Kernel sets: "optimized", the fastest kernels (unrolled register blocks, specialised
 # first layers); "compact", each op's kernel at its smallest work shape with loops
-# rolled up: 4-6x less shader code, so a model's shaders compile 3-8x faster and run
-# 1.6-4.4x slower; outputs within fp32 rounding of the optimized set's (docs/architecture.md,
-# "Kernel sets"). ar-demo starts on compact and switches to optimized in the background.
+# rolled up: far less shader code, so it compiles several times faster and runs slower
+# (docs/architecture.md "Kernel sets"; figures: docs/benchmarks.md). ar-demo's window
+# starts on compact and switches to optimized in the background.
 KERNEL_SETS = ("optimized", "compact")
 TUNE_METHODS = ("descent", "exhaustive")
 # Default work group policy: rules I-V, no timing (docs/workgroups.md, "Measured": on

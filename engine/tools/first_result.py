@@ -93,7 +93,8 @@ def measure(contender: str, model: str, cache_dir: str, runs: int = 0) -> dict:
         cmd = [sys.executable, "-c", LITERT_CHILD, model, str(runs)]
     else:
         cmd = [sys.executable, "-c", ENGINE_CHILD, model, contender, str(runs)]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    # cwd: the child's sys.path[0]; this checkout's engine, whatever folder we run from
+    r = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
     if r.returncode != 0 or not lines:
         tail = (r.stderr.strip().splitlines() or ["no output"])[-1]
@@ -113,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write every measurement here")
     args = ap.parse_args(argv)
     contenders = [*args.kernels, *(["litert-gpu"] if args.litert else [])]
+    args.models = [str(Path(m).resolve()) for m in args.models]
     gate = LoadGate.check()
     rows, samples = [], []
     for model in args.models:

@@ -7,15 +7,18 @@ dispatches, and `engine_fingerprint()` (a hash of the kernel files, work group r
 transforms and WGSL templates) says which engine it was measured on. A change that
 touches those files without changing any optimized dispatch (a new kernel set beside the
 optimized one, a comment, a refactor) marks the predictor stale though its data still
-describes this engine. This tool renders, GPU-free, every dispatch source of
-- every model in models/ (adapter classes llvmpipe, swiftshader, gpu x buffer, texture x
-  fp32, fp16), and
-- the latency dataset's programs: 300 NAS cells and 1000 generated kernel layers (the
-  seeds `engine-latency measure` uses), on the llvmpipe target,
-in this checkout and in `--against` (a subprocess there), and compares their hashes.
-`--restamp`: when every one is identical, write this engine's fingerprint into the
-installed predictors (engine/latency/fitted/*.json, data/latency/predictors/*/*.json),
-noting the fingerprint they were measured on; otherwise change nothing and exit 1.
+describes this engine. This tool compiles (no GPU run) and hashes every dispatch as it
+is recorded (WGSL, work group count, bindings) of
+- every model in models/, for this machine's device and the tile tables of each adapter
+  class (llvmpipe, swiftshader, gpu) x buffer, texture x fp32, fp16, and
+- the latency dataset's programs, 300 NAS cells and 1000 generated kernel layers (the
+  seeds `engine-latency measure` uses), for this machine's device, with their feature
+  rows as the predictor computes them (`dispatch_list` with data/latency's profile),
+in this checkout and in `--against` (a subprocess importing that checkout's engine:
+checked), and compares them. `--restamp`: when every one is identical, write this
+engine's fingerprint into the installed predictors stamped with the other engine's
+(engine/latency/fitted/*.json, data/latency/predictors/*/*.json; `measured_on_engine`
+keeps the first); none stamped so, or any difference: nothing changes, exit 1.
 """
 
 from __future__ import annotations
@@ -32,44 +35,76 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = ("llvmpipe", "swiftshader", "gpu")
+PROFILE = ROOT / "data" / "latency" / "lavapipe.adapter.json"  # the dataset's adapter
 
 
 def _digest(program) -> str:
-    return hashlib.sha256("\n".join(d.source for d in program.dispatches).encode()).hexdigest()
+    """Every dispatch as it is recorded: WGSL, work group count, what each binding is."""
+    h = hashlib.sha256()
+    for d in program.dispatches:
+        bindings = [(b.role, b.tensor, b.space, b.dtype,
+                     None if b.data is None else (b.data.shape, b.data.tobytes()))
+                    for b in d.bindings]  # fmt: skip
+        h.update(f"{d.kernel}|{d.workgroups}|{bindings}|{d.source}".encode())
+    return h.hexdigest()
+
+
+def _targets() -> dict:
+    """Compile targets: this machine's device as it is (what the dataset was measured on,
+    when that is this machine), then each adapter class's tile tables with default
+    limits (subgroups where such adapters have them: the CPU drivers, not 'gpu')."""
+    from engine.errors import DeviceError
+    from engine.gpu.compile import Target
+    from engine.gpu.device import shared_context
+
+    out = {}
+    try:
+        out["device"] = Target.of(shared_context())
+    except DeviceError:  # no adapter: the synthetic targets only
+        pass
+    for adapter in ADAPTERS:
+        out[adapter] = Target(adapter=adapter, subgroups=adapter != "gpu")
+    return out
 
 
 def hashes(models: Path, cells: int = 300, layers: int = 1000) -> dict[str, str]:
-    """{program name: sha256 of its dispatch sources} with the `engine` package imported
-    (this checkout's, or the other's in the child: PYTHONPATH)."""
+    """{program name: digest of its dispatches} with the `engine` package imported
+    (this checkout's, or the other's in the child: PYTHONPATH). Dataset programs also get
+    their feature rows as the predictor computes them (dispatch_list, the profile)."""
     import engine
     from engine.errors import EngineError
-    from engine.gpu.compile import CompileOptions, Target, compile_graph
+    from engine.gpu.compile import CompileOptions, compile_graph
     from engine.latency.builder import build_graph
+    from engine.latency.dispatches import AdapterProfile, dispatch_list
     from engine.latency.kernels import kernel_graphs
+    from engine.latency.predictors.base import engine_fingerprint
     from engine.latency.space import sample_cells
     from engine.model.importer import load_tflite
 
-    out = {"__engine__": str(Path(engine.__file__).parent)}  # which checkout's engine ran
+    out = {"__engine__": str(Path(engine.__file__).parent),  # which checkout's engine ran
+           "__fingerprint__": engine_fingerprint()}  # fmt: skip
+    targets = _targets()
     for path in sorted(glob.glob(str(models / "*.tflite"))):
         graph = load_tflite(path)
-        for adapter in ADAPTERS:
-            target = Target(adapter=adapter, subgroups=adapter != "gpu")
+        for name, target in targets.items():
             for storage in ("buffer", "texture"):
                 for precision in ("fp32", "fp16"):
-                    key = f"{Path(path).stem}:{adapter}:{storage}:{precision}"
+                    key = f"{Path(path).stem}:{name}:{storage}:{precision}"
                     try:
                         program = compile_graph(graph, CompileOptions(precision, storage), target)
                     except EngineError as exc:  # the same error on both sides is the same
                         out[key] = f"error: {exc}"
                         continue
                     out[key] = _digest(program)
-    target = Target(adapter="llvmpipe", subgroups=True)
-    for i, cell in enumerate(sample_cells(cells, seed=0)):
-        out[f"cell{i}"] = _digest(
-            compile_graph(build_graph(cell, seed=i), CompileOptions(), target)
-        )
-    for family, name, graph in kernel_graphs(layers, seed=0):
-        out[f"{family}:{name}"] = _digest(compile_graph(graph, CompileOptions(), target))
+    profile = AdapterProfile.from_dict(json.loads(PROFILE.read_text()))
+    target = targets.get("device", targets["llvmpipe"])
+    dataset = [(f"cell{i}", build_graph(cell, seed=i))
+               for i, cell in enumerate(sample_cells(cells, seed=0))]  # fmt: skip
+    dataset += [(f"{family}:{name}", g) for family, name, g in kernel_graphs(layers, seed=0)]
+    for key, graph in dataset:
+        rows = [d.to_list() for d in dispatch_list(graph, profile, exact=True)]
+        out[key] = _digest(compile_graph(graph, CompileOptions(), target))
+        out[key + ":features"] = hashlib.sha256(json.dumps(rows).encode()).hexdigest()
     return out
 
 
@@ -110,7 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "-c", code], cwd=other, env=env, check=True)
         theirs = json.loads(out.read_text())
     mine = hashes(models, *sizes)
-    print(f"engines: {mine.pop('__engine__')} vs {theirs.pop('__engine__')}")
+    here, there = Path(mine.pop("__engine__")), Path(theirs.pop("__engine__"))
+    print(f"engines: {here} vs {there}")
+    if here == there or other not in there.resolve().parents:
+        print(f"same_dispatches: the child did not import {other}'s engine")
+        return 2
+    fingerprint, theirs_fingerprint = mine.pop("__fingerprint__"), theirs.pop("__fingerprint__")
     differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
     print(
         f"{len(mine)} programs here, {len(theirs)} in {args.against}: "
@@ -118,12 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     if differ:
         return 1
-    if args.restamp:
-        from engine.latency.predictors.base import engine_fingerprint
-
-        fitted = json.loads((ROOT / "engine/latency/fitted/lavapipe-fp32.json").read_text())
-        for f in restamp(fitted["engine"], engine_fingerprint()):
-            print(f"restamped {f.relative_to(ROOT)} -> {engine_fingerprint()}")
+    if args.restamp:  # only predictors fitted on the engine just compared with
+        done = restamp(theirs_fingerprint, fingerprint)
+        for f in done:
+            print(f"restamped {f.relative_to(ROOT)}: {theirs_fingerprint} -> {fingerprint}")
+        if not done:
+            print(f"same_dispatches: no predictor is stamped {theirs_fingerprint} "
+                  f"({args.against}'s engine): nothing restamped")  # fmt: skip
+            return 1
     return 0
 
 

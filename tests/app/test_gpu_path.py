@@ -275,28 +275,40 @@ def test_a_failed_switch_keeps_the_current_effect():
 
 def test_staged_kernels_start_compact_then_swap_in_the_optimized_set():
     """kernels="staged" (the window's default): the first effect runs the compact kernel
-    set and a switch to the optimized set starts with it; frames drawn by either set give
-    the same mask (vs the reference interpreter), and the swap time is in startup_s."""
+    set and a switch to the optimized set starts with it; a planner switch asked
+    meanwhile waits and follows it; frames drawn by either set give the same mask, right
+    against the reference interpreter; the swap time is in startup_s."""
     p, source, view = _pipeline(["selfie_segmentation"], "segmentation", kernels="staged")
-    assert p.effect.kernels == "compact" and p.switching is not None
+    assert p.effect.kernels == "compact" and p.switching is p.staged_switch is not None
     (engine,) = p.effect.engines.values()
     assert engine.kernels == "compact"
     assert not {d.kernel for d in engine.program.dispatches} & {"conv_first", "depthwise_tiled"}
+    assert p.switch(planner="naive") and p.queued == {"planner": "naive"}  # queued, not lost
+    assert not p.switch(kernels="compact")  # a second kernels switch is refused
     frame = source.read()
     p.process(frame, view)
     compact = _read(p.effect.mask).reshape(256, 256)
-    old = p.effect
-    _until_swapped(p, source, view, old)
-    (sw,) = p.switches
-    assert sw["ok"] and sw["what"] == "kernels optimized", sw
-    assert p.effect.kernels == "optimized" and p.options["kernels"] == "optimized"
-    assert "optimized_kernels" in p.timeline.startup
-    assert not p.switching and p.switch(planner="naive")  # switches work as before after it
-    p.switching.thread.join(120)
-    p.process(frame, view)  # adopts the planner switch, then draws the same frame
-    assert p.effect.kernels == "optimized"
+    _until_swapped(p, source, view, p.effect)
+    assert p.effect.kernels == "optimized" and "optimized_kernels" in p.timeline.startup
+    assert p.switches[0]["ok"] and p.switches[0]["what"] == "kernels optimized", p.switches
+    assert p.switching is not None and p.queued is None  # the planner switch has started
+    _until_swapped(p, source, view, p.effect)
+    assert [sw["what"] for sw in p.switches] == ["kernels optimized", "planner naive"]
+    (engine,) = p.effect.engines.values()
+    assert engine.kernels == "optimized" and engine.memory.strategy == "naive"
+    p.process(frame, view)  # the same frame through the optimized set
     optimized = _read(p.effect.mask).reshape(256, 256)
-    assert np.abs(compact - optimized).max() < 1e-4  # the same frame through both sets
+    assert np.abs(compact - optimized).max() < 1e-4
     want = reference_mask(p.effect.specs[0].graph, frame.bgr) > 0.5
     got = optimized > 0.5
     assert (got & want).sum() / (got | want).sum() >= 0.98
+
+
+def test_cancel_switch_closes_an_effect_built_and_not_adopted():
+    p, source, view = _pipeline(["selfie_segmentation"], "segmentation", kernels="staged")
+    b = p.switching
+    b.thread.join(120)  # built, never adopted (no frame was processed)
+    (engine,) = b.result.engines.values()
+    assert engine.resources._weights  # its share of the device's weights cache
+    p.cancel_switch()
+    assert p.switching is None and not engine.resources._weights  # given back: closed

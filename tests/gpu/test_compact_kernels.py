@@ -8,6 +8,8 @@ spend their compile time on, docs/architecture.md, "Kernel sets")."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -48,7 +50,7 @@ def code_lines(program) -> int:
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CONV_CASES, ids=[str(c) for c in CONV_CASES])
 def test_compact_conv(case, storage):
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr(case).encode()))
     graph = _conv_graph(case, rng)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage, kernels="compact")
     kernels = {d.kernel for d in engine.program.dispatches}
@@ -60,7 +62,7 @@ def test_compact_conv(case, storage):
 
 @pytest.mark.parametrize("case", DEPTHWISE_CASES[:8], ids=[str(c) for c in DEPTHWISE_CASES[:8]])
 def test_compact_depthwise(case):
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr(case).encode()))
     graph = depthwise_graph(*case, rng)
     engine = assert_matches(graph, random_feeds(graph, rng), kernels="compact")
     assert {d.kernel for d in engine.program.dispatches} == {"depthwise"}
@@ -69,7 +71,7 @@ def test_compact_depthwise(case):
 @pytest.mark.parametrize("padding,stride,k", TCONV_GRID)
 def test_compact_transpose_conv(padding, stride, k):
     """One stride period per invocation (the optimized set unrolls up to 4 x 4 of them)."""
-    rng = np.random.default_rng(hash((padding, stride, k)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((padding, stride, k)).encode()))
     graph = _tconv_graph(padding, stride, k, rng, hw=(9, 7))
     engine = assert_matches(graph, random_feeds(graph, rng), kernels="compact")
     assert not engine.fallback_ops
@@ -83,7 +85,7 @@ def test_kernel_set_is_validated():
 @pytest.mark.parametrize("name", CORE_MODELS)
 def test_compact_set_has_a_fraction_of_the_code(name):
     """GPU-free: the same ops run, by kernels without unrolled blocks, in under half the
-    WGSL (measured: 0.2-0.4x), on every adapter class's tile tables."""
+    WGSL (measured: 0.16-0.26x), on every adapter class's tile tables."""
     graph = load_tflite(model_file(name))
     for adapter in ("llvmpipe", "swiftshader", "gpu"):
         opt = compile_graph(graph, CompileOptions(), Target(adapter=adapter))

@@ -4,6 +4,7 @@ restamp of fitted predictors."""
 from __future__ import annotations
 
 import json
+import shutil
 
 from engine.latency.builder import NetConfig, build_tflite
 from engine.latency.space import sample_cells
@@ -21,20 +22,42 @@ def _models(tmp_path):
 
 def test_hashes_cover_every_target_and_the_dataset(tmp_path):
     got = hashes(_models(tmp_path), cells=2, layers=3)
-    assert got.pop("__engine__") == str(ROOT / "engine")
+    assert got.pop("__engine__") == str(ROOT / "engine") and got.pop("__fingerprint__")
     per_model = [k for k in got if k.startswith("cell:")]
-    assert len(per_model) == 3 * 2 * 2  # adapter classes x storage kinds x precisions
-    assert {"cell0", "cell1"} <= got.keys() and len(got) == 12 + 2 + 3
+    assert len(per_model) == 4 * 2 * 2  # device + 3 adapter classes x storage x precision
+    assert {"cell0", "cell1", "cell0:features"} <= got.keys() and len(got) == 16 + 2 * (2 + 3)
     (tmp_path / "again").mkdir()
     again = hashes(_models(tmp_path / "again"), cells=2, layers=3)
-    assert again.pop("__engine__") and again == got  # the same programs, the same hashes
+    assert again.pop("__engine__") and again.pop("__fingerprint__")
+    assert again == got  # the same programs, the same hashes
 
 
-def test_this_checkout_against_itself_is_identical(tmp_path, capsys):
+def _copy(tmp_path, name: str):
+    """A second checkout of this engine (its package and templates)."""
+    other = tmp_path / name
+    for part in ("engine", "shaders"):
+        shutil.copytree(ROOT / part, other / part, ignore=shutil.ignore_patterns("__pycache__"))
+    return other
+
+
+def test_a_copy_is_identical_and_a_changed_template_is_not(tmp_path, capsys):
+    models = _models(tmp_path)
+    other = _copy(tmp_path, "other")
+    args = ["--against", str(other), "--models", str(models), "--cells", "1", "--layers", "2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"vs {other / 'engine'}" in out and "0 differ" in out  # its engine, not ours
+    conv = other / "shaders" / "engine" / "conv1x1.wgsl"
+    conv.write_text(conv.read_text().replace("// 1x1 convolution", "// a 1x1 convolution"))
+    assert main(args) == 1
+    assert "0 differ" not in capsys.readouterr().out
+
+
+def test_the_child_must_import_the_other_engine(tmp_path, capsys):
     models = _models(tmp_path)
     assert main(["--against", str(ROOT), "--models", str(models), "--cells", "1",
-                 "--layers", "2"]) == 0  # fmt: skip
-    assert "0 differ" in capsys.readouterr().out
+                 "--layers", "1"]) == 2  # fmt: skip
+    assert "did not import" in capsys.readouterr().out
 
 
 def test_restamp_rewrites_only_predictors_of_the_measured_engine(tmp_path):

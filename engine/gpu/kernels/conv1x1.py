@@ -87,6 +87,7 @@ class Conv1x1(Kernel):
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+        # the tiled GEMM's shared-memory tiles are long code: not in the compact set
         tile = None if ctx.compact else gemm_tile(ctx.adapter, dst.rows * dst.w, src.s, dst.s)
         if tile is not None:  # this adapter class runs 1x1 convs as a tiled GEMM
             return build_gemm(op, graph, ctx, tile)

@@ -28,11 +28,11 @@ Make = Callable[[Candidate], Dispatch]
 def pick(sig: KernelSignature, ctx: BuildContext, table: Candidate, make: Make) -> Candidate:
     """The candidate for `sig` under ctx.workgroups ("table": `table` itself); in the
     compact kernel set the smallest work shape under the heuristic, whatever the policy
-    (nothing timed: its shaders are the ones that compile fastest)."""
+    (one output vec4 per invocation: every tunable kernel supports it; nothing timed)."""
     if ctx.compact:
         limits = ctx.limits if ctx.limits is not None else DeviceLimits()
-        smallest = WorkShape(1, 1, 1)
-        choice = choose(replace(sig, work=(smallest,)), limits, "heuristic")
+        sig = replace(sig, work=(WorkShape(1, 1, 1),))  # also what ctx.choices records
+        choice = choose(sig, limits, "heuristic")
     elif ctx.workgroups == "table":
         choice = Choice.of(table, "table")
     else:
