@@ -36,7 +36,7 @@ from engine.tools.bench.load import LoadGate
 
 ROOT = Path(__file__).resolve().parents[2]
 
-ENGINE_CHILD = """
+CHILD_ENGINE = """
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
@@ -57,7 +57,7 @@ print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run
                   "adapter": e.ctx.name, "run_ms": sorted(ms)[len(ms) // 2] if ms else None}))
 """
 
-LITERT_CHILD = """
+CHILD_LITERT = """
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
@@ -90,9 +90,9 @@ def measure(contender: str, model: str, cache_dir: str, runs: int = 0) -> dict:
     env = {**os.environ, "MESA_SHADER_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
     env.pop("MESA_SHADER_CACHE_DISABLE", None)
     if contender == "litert-gpu":
-        cmd = [sys.executable, "-c", LITERT_CHILD, model, str(runs)]
+        cmd = [sys.executable, "-c", CHILD_LITERT, model, str(runs)]
     else:
-        cmd = [sys.executable, "-c", ENGINE_CHILD, model, contender, str(runs)]
+        cmd = [sys.executable, "-c", CHILD_ENGINE, model, contender, str(runs)]
     # cwd: the child's sys.path[0]; this checkout's engine, whatever folder we run from
     r = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
