@@ -109,6 +109,10 @@ class CompileOptions:
     tune_method: str = "descent"
     kernels: str = "optimized"  # KERNEL_SETS
 
+    @property
+    def compact(self) -> bool:
+        return self.kernels == "compact"
+
     def __post_init__(self) -> None:
         precision_of(self.precision)  # ValueError naming the precisions
         if self.storage not in ("buffer", "texture"):
@@ -233,7 +237,7 @@ def compile_graph(
     kernels = []
     for i, op in enumerate(g.ops):
         with _stage(f"{name}: op #{i} {op.type}: choosing a kernel"):
-            kernels.append(select(op, g, compact=options.kernels == "compact"))
+            kernels.append(select(op, g, compact=options.compact))
     with _stage(f"{name}: placing and planning tensors"):
         caps = [op_storage(k, op, g) for k, op in zip(kernels, g.ops, strict=True)]
         placement = place(g, caps, options.storage, target.textures)
@@ -246,7 +250,7 @@ def compile_graph(
     choices: list = []
     tune_ms = [0.0]
     tiles = texture_tiles(g, plans.textures)
-    tune = options.workgroups == "tune" and timer and options.kernels != "compact"
+    tune = options.workgroups == "tune" and timer and not options.compact
     time_fn = timer(g, placement.textures, tiles) if tune else None
 
     def timed(d: Dispatch) -> float:
@@ -264,7 +268,7 @@ def compile_graph(
         limits=target.workgroups,
         adapter=target.adapter,
         subgroups=target.subgroups,
-        compact=options.kernels == "compact",
+        compact=options.compact,
         tune_cache=tune_cache,
         tune_timer=timed if time_fn is not None else None,
         tune_method=options.tune_method,

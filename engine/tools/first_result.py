@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -85,8 +86,6 @@ print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run
 
 def measure(contender: str, model: str, cache_dir: str, runs: int = 0) -> dict:
     """One fresh process of `contender` ("litert-gpu" or a kernel set) on `model`."""
-    import os
-
     env = {**os.environ, "MESA_SHADER_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
     env.pop("MESA_SHADER_CACHE_DISABLE", None)
     if contender == "litert-gpu":
@@ -114,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write every measurement here")
     args = ap.parse_args(argv)
     contenders = [*args.kernels, *(["litert-gpu"] if args.litert else [])]
+    missing = [m for m in args.models if not Path(m).is_file()]
+    if missing:
+        ap.error(f"no such model file: {', '.join(missing)}")  # exit 2
     args.models = [str(Path(m).resolve()) for m in args.models]
     gate = LoadGate.check()
     rows, samples = [], []

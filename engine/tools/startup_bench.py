@@ -109,21 +109,22 @@ def measure(effects: list[str], checkouts: dict[str, Path], repeat: int,
     runs of each (checkout, mode) one after the other, then their warm runs."""
     runs = []
     xvfb = _xvfb()
-    mine = [f"this/{k}" for k in kernels] if kernels else ["this"]
-    places = {**{label: checkouts["this"] for label in mine},
-              **{k: v for k, v in checkouts.items() if k != "this"}}  # fmt: skip
+    # label -> (checkout, --kernels or None: the app's default), this checkout first
+    mine = {f"this/{k}": (checkouts["this"], k) for k in kernels} if kernels else {
+        "this": (checkouts["this"], None)}  # fmt: skip
+    others = {label: (path, None) for label, path in checkouts.items() if label != "this"}
+    contenders = {**mine, **others}
     try:
         for effect in effects:
-            combos = [(label, mode) for label in places
-                      for mode in (("window", "headless") if label.startswith("this")
-                                   else ("window",))]  # fmt: skip
+            combos = [(label, mode) for label in contenders
+                      for mode in (("window", "headless") if label in mine else ("window",))]  # fmt: skip
             for _ in range(repeat):
                 caches = {c: Path(tempfile.mkdtemp(prefix="mesa-cache-")) for c in combos}
                 for state in ("cold", "warm"):  # warm: the cache its cold run filled
                     for label, mode in combos:
-                        kernel_mode = label.split("/")[1] if "/" in label else None
-                        figures = run_once(effect, mode, caches[label, mode], places[label],
-                                           xvfb, kernel_mode)  # fmt: skip
+                        checkout, kernel_mode = contenders[label]
+                        figures = run_once(effect, mode, caches[label, mode], checkout, xvfb,
+                                           kernel_mode)  # fmt: skip
                         runs.append({"effect": effect, "checkout": label, "mode": mode,
                                      "cache": state, **figures})  # fmt: skip
                         print(f"startup_bench: {runs[-1]}", file=sys.stderr, flush=True)

@@ -29,14 +29,13 @@ def pick(sig: KernelSignature, ctx: BuildContext, table: Candidate, make: Make) 
     """The candidate for `sig` under ctx.workgroups ("table": `table` itself); in the
     compact kernel set the smallest work shape under the heuristic, whatever the policy
     (one output vec4 per invocation: every tunable kernel supports it; nothing timed)."""
+    limits = ctx.limits if ctx.limits is not None else DeviceLimits()
     if ctx.compact:
-        limits = ctx.limits if ctx.limits is not None else DeviceLimits()
         sig = replace(sig, work=(WorkShape(1, 1, 1),))  # also what ctx.choices records
         choice = choose(sig, limits, "heuristic")
     elif ctx.workgroups == "table":
         choice = Choice.of(table, "table")
     else:
-        limits = ctx.limits if ctx.limits is not None else DeviceLimits()
         time_fn = None
         if ctx.workgroups == "tune" and ctx.tune_timer is not None:
             timer = ctx.tune_timer
