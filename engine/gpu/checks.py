@@ -142,7 +142,7 @@ def check_device_limits(graph: Graph, program, limits: BufferLimits) -> None:
         for b in d.bindings:
             if b.role != "const" or b.data is None:
                 continue
-            size = b.data.size * (4 if b.dtype == "f32" else elem)
+            size = b.data.size * (4 if b.dtype in ("f32", "i32") else elem)
             uniform = b.space == "uniform"
             limit = limits.max_uniform_bytes if uniform else limits.max_binding_bytes
             if size > limit:

@@ -37,7 +37,7 @@ class _Entry:
 def constant_bytes(b: Binding, precision: Precision) -> np.ndarray:
     """A const binding's data as uploaded: the storage precision (or f32 when the binding
     says so), zero padded to a multiple of 16 bytes (WebGPU binding sizes)."""
-    dtype = np.float32 if b.dtype == "f32" else precision.dtype
+    dtype = {"f32": np.float32, "i32": np.int32}.get(b.dtype, precision.dtype)
     data = np.ascontiguousarray(b.data, dtype=dtype).reshape(-1)
     padded = np.zeros(max(16, -(-data.nbytes // 16) * 16) // data.itemsize, data.dtype)
     padded[: data.size] = data

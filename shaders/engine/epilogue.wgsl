@@ -34,12 +34,12 @@
 {% if st.kind == "act" %}
     v = {{ st.expr }};
 {% elif st.kind == "add_pool2" %}
-    {% if st.guard %}if (s < {{ st.guard }}u) {% endif %}{
+    {% if st.guard %}if (s < {{ st.guard }}) {% endif %}{
       v = v + max(max({{ tap(st, st.taps[0]) }}, {{ tap(st, st.taps[1]) }}),
                   max({{ tap(st, st.taps[2]) }}, {{ tap(st, st.taps[3]) }}));
     }
 {% elif st.kind == "add" and st.guard %}
-    if (s < {{ st.guard }}u) { v = v + {{ operand(st) }}; }
+    if (s < {{ st.guard }}) { v = v + {{ operand(st) }}; }
 {% elif st.kind == "add" %}
     v = v + {{ operand(st) }};
 {% elif st.kind == "mul" %}

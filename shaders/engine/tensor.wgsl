@@ -15,11 +15,16 @@ A texture tensor folded by the memory plan (`t.tiles` = (across, down, W, ROWS),
 engine/gpu/kernels/base.py BuildContext.texture_tiles) keeps `across` x `down` slices
 side by side in each layer of its view: slice s at texel
 (x + W * (s % across), row + ROWS * (s / across % down)), layer s / (across * down).
+A texture argument with `param` (the compact set's shared kernels, engine/gpu/kernels/
+params.py) reads those four numbers from the uniform G: one shader serves any folding.
 #}
 
 {# `vec2<u32>(texel), layer` of element (x, row, s) of texture tensor `t`. #}
 {% macro texel(t, x, row, s) -%}
-{% if not t.tiles -%}
+{% if t.get("param") -%}
+{% set g = "G." ~ t.name -%}
+vec2<u32>(({{ x }}) + {{ g }}_tw * (({{ s }}) % {{ g }}_across), ({{ row }}) + {{ g }}_th * (({{ s }}) / {{ g }}_across % {{ g }}_down)), ({{ s }}) / ({{ g }}_across * {{ g }}_down)
+{%- elif not t.tiles -%}
 vec2<u32>({{ x }}, {{ row }}), {{ s }}
 {%- else -%}
 {% set across, down, w, rows = t.tiles -%}

@@ -61,11 +61,13 @@ def block(h: int, w: int, c: int, cout: int, pool_readers: int = 1) -> Graph:
     return Graph(tensors, ops, [x], outputs, "pooled-residual")
 
 
-def litert_vs_engine(graph: Graph, precision: str, storage: str) -> tuple[float, Engine]:
+def litert_vs_engine(
+    graph: Graph, precision: str, storage: str, kernels: str = "optimized"
+) -> tuple[float, Engine]:
     feeds = {"x": RNG.uniform(-2, 2, graph.tensors[graph.inputs[0]].shape).astype(np.float32)}
     want = run_litert(graph, feeds)
     engine = Engine(texture_wrapped(graph) if storage == "texture" else graph,
-                    precision=precision, storage=storage)  # fmt: skip
+                    precision=precision, storage=storage, kernels=kernels)  # fmt: skip
     got = engine.run(feeds)
     return max(max_error(want[k], got[k]) for k in want), engine
 
@@ -99,3 +101,15 @@ def test_fold_declined_keeps_the_pool(shape, readers):
     err, engine = litert_vs_engine(graph, "fp32", "buffer")
     assert err <= precision_of("fp32").tolerance, err
     assert "pool2d" in [d.kernel for d in engine.program.dispatches]
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+def test_compact_set_reads_the_pool_window_and_channel_bound_from_its_uniform(storage):
+    """The compact set's shared 1x1 kernel (engine/gpu/kernels/params.py): the folded
+    pool's operand size and the channel-padded add's slice bound are fields of G."""
+    graph = block(16, 12, 5, 12)  # 5 -> 12 channels: the pooled operand has a slice bound
+    err, engine = litert_vs_engine(graph, "fp32", storage, kernels="compact")
+    assert err <= precision_of("fp32").tolerance, err
+    (src,) = {d.source for d in engine.program.dispatches if d.kernel == "conv1x1"}
+    assert "G.ep0_guard" in src
+    assert ("G.ep0_rows" if storage == "buffer" else "G.ep0_across") in src  # a texture: tiles

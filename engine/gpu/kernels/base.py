@@ -33,7 +33,7 @@ class Binding:
     tensor: int = -1  # tensor id for "in"/"out"
     data: np.ndarray | None = None  # packed float32 constants for "const"
     space: str = "storage"  # "storage" or "uniform" for "const"
-    dtype: str = "storage"  # "const" data type: the storage precision, or "f32" always
+    dtype: str = "storage"  # "const" data type: the storage precision, "f32" or "i32" always
 
 
 @dataclass(frozen=True, eq=False)

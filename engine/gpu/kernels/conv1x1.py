@@ -34,6 +34,7 @@ from engine.gpu.kernels.common import (
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.gpu.kernels.gemm import build_gemm
+from engine.gpu.kernels.params import GROUP, Params, flat_grid
 from engine.gpu.kernels.tiles import conv1x1_slices, gemm_tile, quad_weights
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
@@ -87,8 +88,9 @@ class Conv1x1(Kernel):
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
-        # the tiled GEMM's shared-memory tiles are long code: not in the compact set
-        tile = None if ctx.compact else gemm_tile(ctx.adapter, dst.rows * dst.w, src.s, dst.s)
+        if ctx.compact:
+            return [_build_compact(op, graph, ctx)]
+        tile = gemm_tile(ctx.adapter, dst.rows * dst.w, src.s, dst.s)
         if tile is not None:  # this adapter class runs 1x1 convs as a tiled GEMM
             return build_gemm(op, graph, ctx, tile)
         w = graph.tensors[op.inputs[1]].data
@@ -177,3 +179,47 @@ class Conv1x1(Kernel):
         )
         c = pick(sig, ctx, table, lambda c: dispatch(0, min(group, dst.s), c))
         return [dispatch(base, min(group, dst.s - base), c) for base in range(0, dst.s, group)]
+
+
+def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
+    """The compact set's 1x1 conv (shaders/engine/conv1x1_compact.wgsl): one dispatch, one
+    output vec4 per invocation, shapes in a uniform: one pipeline for every 1x1 layer with
+    the same storage kinds, gate and epilogue (not a tiled GEMM: long code)."""
+    src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+    w = graph.tensors[op.inputs[1]].data
+    packed = pack_conv_weights(w).reshape(-1)
+    biases = pack_bias(optional_input(op, graph, 2), dst.c).reshape(-1)
+    pixels = dst.rows * dst.w
+    params = Params()
+    for name, value in (("pixels", pixels), ("out_w", dst.w), ("src_slices", src.s),
+                        ("dst_slices", dst.s)):  # fmt: skip
+        params.add(name, "u32", value)
+    src_arg = params.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
+    dst_arg = params.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
+    gate = op.attrs.get("input_scale")
+    scale = None if gate is None else params.add_tiles(tensor_arg(ctx, "in_scale", 5, gate, "read"))
+    steps, extra = epilogue.build(
+        op, graph, first_binding=5 + int(gate is not None), ctx=ctx,
+        flat="s * G.pixels + p", params=params,
+    )  # fmt: skip
+    source = render(
+        "conv1x1_compact.wgsl",
+        precision=ctx.precision,
+        epilogue_type="f32",
+        src=src_arg,
+        dst=dst_arg,
+        scale=scale,
+        fields=params.fields,
+        group=GROUP,
+        steps=steps,
+    )
+    bindings = (
+        Binding("in", tensor=op.inputs[0]),
+        Binding("out", tensor=op.outputs[0]),
+        Binding("const", data=packed, space="storage", dtype="f32"),
+        Binding("const", data=biases, space="storage", dtype="f32"),
+        params.binding(),
+        *([Binding("in", tensor=gate)] if gate is not None else []),
+        *extra,
+    )
+    return Dispatch("conv1x1", source, bindings, flat_grid(pixels * dst.s))

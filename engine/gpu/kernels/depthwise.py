@@ -37,6 +37,7 @@ from engine.gpu.kernels.common import (
     workgroup_for,
 )
 from engine.gpu.kernels.conv import conv_padding, pack_bias
+from engine.gpu.kernels.params import GROUP, Params, flat_grid
 from engine.gpu.kernels.tiles import depthwise_tile
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
@@ -95,6 +96,8 @@ class _DepthwiseBase(Kernel):
         return graph.tensors[op.inputs[1]].is_constant
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
+        if ctx.compact:  # (only the generic kernel is in the compact set)
+            return [_build_compact(op, graph, ctx)]
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
         w = graph.tensors[op.inputs[1]].data
         bias = optional_input(op, graph, 2)
@@ -190,6 +193,62 @@ class _DepthwiseBase(Kernel):
             )
             c = pick(sig, ctx, table, lambda c: dispatch(0, first, c))
         return [dispatch(base, min(group, dst.s - base), c) for base in range(0, dst.s, group)]
+
+
+def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
+    """The compact set's depthwise conv (shaders/engine/depthwise_compact.wgsl): the
+    generic kernel with its shapes in a uniform, one dispatch: one pipeline for every
+    depthwise layer with the same storage kinds, multiplier form and epilogue."""
+    src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
+    w = graph.tensors[op.inputs[1]].data
+    _, kh, kw, _ = w.shape
+    top, left = conv_padding(op, (src.h, src.w), (kh, kw))
+    a = op.attrs
+    mult = _multiplier(op, graph)
+    params = Params()
+    for name, value in (
+        ("in_w", src.w), ("in_h", src.h), ("kh", kh), ("kw", kw),
+        ("stride_h", a["stride_h"]), ("stride_w", a["stride_w"]),
+        ("dil_h", a.get("dilation_h_factor", 1)), ("dil_w", a.get("dilation_w_factor", 1)),
+        ("pad_top", top), ("pad_left", left),
+    ):  # fmt: skip
+        params.add(name, "i32", value)
+    for name, value in (
+        ("in_plane", src.rows * src.w), ("in_c", src.c), ("mult", mult),
+        ("out_w", dst.w), ("out_h", dst.h), ("out_rows", dst.rows), ("dst_slices", dst.s),
+    ):  # fmt: skip
+        params.add(name, "u32", value)
+    src_arg = params.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
+    dst_arg = params.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
+    steps, extra = epilogue.build(
+        op, graph, first_binding=5, ctx=ctx,
+        flat="(s * G.out_rows + row) * G.out_w + x", params=params,
+    )  # fmt: skip
+    source = render(
+        "depthwise_compact.wgsl",
+        precision=ctx.precision,
+        epilogue_type="f32",
+        src=src_arg,
+        dst=dst_arg,
+        gather=mult > 1,
+        fields=params.fields,
+        group=GROUP,
+        steps=steps,
+    )
+    bindings = (
+        Binding("in", tensor=op.inputs[0]),
+        Binding("out", tensor=op.outputs[0]),
+        Binding("const", data=pack_depthwise_weights(w).reshape(-1), space="storage", dtype="f32"),
+        Binding(
+            "const",
+            data=pack_bias(optional_input(op, graph, 2), dst.c).reshape(-1),
+            space="storage",
+            dtype="f32",
+        ),  # fmt: skip
+        params.binding(),
+        *extra,
+    )
+    return Dispatch("depthwise", source, bindings, flat_grid(dst.w * dst.rows * dst.s))
 
 
 @register

@@ -25,6 +25,7 @@ import numpy as np
 
 from engine.gpu.codegen import activation_expr
 from engine.gpu.kernels.base import Binding, BuildContext, Shape4, shape4, tensor_arg
+from engine.gpu.kernels.params import Params
 from engine.model.ir import Graph, Op
 from engine.transforms.quantized import grid_step
 
@@ -46,12 +47,15 @@ def build(
     first_binding: int,
     ctx: BuildContext | None = None,
     flat: str | None = None,
+    params: Params | None = None,
 ) -> tuple[list[dict], list[Binding]]:
     """Template steps and the extra bindings (from `first_binding` on) they need.
 
     `ctx`: where tensor operands live (textures); None: every operand is a buffer.
     `flat`: the caller's own WGSL expression of a full-size operand's buffer index
-    (e.g. "s * P + p" with P a runtime value), instead of one with the shape as constants."""
+    (e.g. "s * P + p" with P a runtime value), instead of one with the shape as constants.
+    `params`: the caller's run-time shapes (the compact set's shared kernels,
+    engine/gpu/kernels/params.py): texture operands read their tiles from it."""
     ctx = ctx or BuildContext()
     out = shape4(graph, op.outputs[0])
     full = flat or f"(s * {out.rows}u + row) * {out.w}u + x"
@@ -68,7 +72,7 @@ def build(
         guard, taps = 0, None
         # flat buffer index and texture coordinates (x, row, layer)
         if kind == "add_pool2":  # four reads (taps), not one at (index, coords)
-            taps = pool2_taps(operand, out, tensor.name)
+            taps = pool2_taps(operand, out, tensor.name, _dims(operand, name, params))
             index, coords = None, (None, None)
             guard = operand.s if operand.c < out.c else 0  # channel-padded operand
         elif operand == out:
@@ -91,6 +95,12 @@ def build(
         else:
             binding = Binding("in", tensor=arg)
             arg_ = tensor_arg(ctx, name, number, arg, "read")
+            if params is not None:
+                arg_ = params.add_tiles(arg_)
+        if guard and params is not None:
+            params.add(f"{name}_guard", "u32", guard)
+        # the slice bound of a channel-padded operand, a WGSL u32 expression ("": none)
+        guard = "" if not guard else f"G.{name}_guard" if params is not None else f"{guard}u"
         steps.append({"kind": kind, "name": name, "index": index, "x": coords[0],
                       "row": coords[1], "guard": guard, "binding": number,
                       "tensor": arg_, "taps": taps})  # fmt: skip
@@ -102,16 +112,29 @@ def build(
     return steps, bindings
 
 
-def pool2_taps(operand: Shape4, out: Shape4, name: str) -> list[dict]:
+def _dims(operand: Shape4, name: str, params: Params | None) -> tuple[str, str]:
+    """(rows, width) of an operand as WGSL u32 expressions: literals, or fields of G."""
+    if params is None:
+        return f"{operand.rows}u", f"{operand.w}u"
+    params.add(f"{name}_rows", "u32", operand.rows)
+    params.add(f"{name}_w", "u32", operand.w)
+    return f"G.{name}_rows", f"G.{name}_w"
+
+
+def pool2_taps(
+    operand: Shape4, out: Shape4, name: str, dims: tuple[str, str] | None = None
+) -> list[dict]:
     """Buffer index and texture coordinates of the 2x2 window at (2x, 2row) of `operand`
-    for each output (x, row, slice s): an ("add_pool2", operand) step's four reads."""
+    for each output (x, row, slice s): an ("add_pool2", operand) step's four reads.
+    `dims`: the operand's (rows, width) as WGSL expressions (default: literals)."""
     if (operand.b, operand.h, operand.w) != (1, 2 * out.h, 2 * out.w) or operand.c > out.c:
         raise ValueError(f"epilogue add_pool2 of {name} {operand}: not twice the size of {out}")
+    rows, width = dims or (f"{operand.rows}u", f"{operand.w}u")
     taps = []
     for dy in (0, 1):
         for dx in (0, 1):
             x, row = f"(2u * x + {dx}u)", f"(2u * row + {dy}u)"
-            index = f"(s * {operand.rows}u + {row}) * {operand.w}u + {x}"
+            index = f"(s * {rows} + {row}) * {width} + {x}"
             taps.append({"index": index, "x": x, "row": row})
     return taps
 

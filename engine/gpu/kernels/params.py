@@ -1,0 +1,59 @@
+"""Shapes as run-time values: the uniform `G` of the compact kernel set's shared kernels.
+
+The optimized kernels bake every shape into their WGSL, so each layer is a pipeline of
+its own. The compact set exists for start-up, where each pipeline costs more to compile
+(50-90 ms of LLVM per shader at its first dispatch on lavapipe, whatever its size) than
+to run. Its 1x1 and depthwise kernels read their shapes from a small uniform instead:
+one pipeline serves every layer with the same storage kinds and epilogue
+(docs/architecture.md, "Kernel sets").
+
+A Params is an ordered list of named 32-bit integers. The template declares them as
+`struct Params` (shaders/engine/params.wgsl) and reads `G.<name>`; the dispatch binds
+their values, packed in the same order, as a uniform.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.gpu.kernels.base import Binding
+
+# The shared kernels' work group: 64 invocations along a flat index over the outputs.
+GROUP = 64
+MAX_GROUPS = 65535  # WebGPU's minimum max-compute-workgroups-per-dimension
+
+
+class Params:
+    def __init__(self) -> None:
+        self.fields: list[tuple[str, str]] = []  # (name, "i32" | "u32"), the template's
+        self.values: list[int] = []
+
+    def add(self, name: str, wgsl_type: str, value: int) -> None:
+        if wgsl_type not in ("i32", "u32") or (wgsl_type == "u32" and value < 0):
+            raise ValueError(f"param {name}: {value} as {wgsl_type}")
+        self.fields.append((name, wgsl_type))
+        self.values.append(int(value))
+
+    def add_tiles(self, arg: dict) -> dict:
+        """`arg` (a tensor_arg) reading its texture tiles from G, when it is a texture:
+        (across, down, width, rows) as in BuildContext.texture_tiles; an unfolded texture
+        is 1 x 1 tiles. Buffers are returned as they are."""
+        if arg["kind"] != "texture":
+            return arg
+        across, down, w, rows = arg["tiles"] or (1, 1, 0, 0)
+        for field, value in zip(
+            ("across", "down", "tw", "th"), (across, down, w, rows), strict=True
+        ):
+            self.add(f"{arg['name']}_{field}", "u32", value)
+        return {**arg, "param": True}
+
+    def binding(self) -> Binding:
+        data = np.array(self.values, np.int32)
+        return Binding("const", data=data, space="uniform", dtype="i32")
+
+
+def flat_grid(count: int) -> tuple[int, int, int]:
+    """Work groups of GROUP invocations covering `count` outputs (shaders/engine/params.wgsl
+    `flat_index`): one row of groups, more rows past the per-dimension limit."""
+    groups = max(1, -(-count // GROUP))
+    return min(groups, MAX_GROUPS), -(-groups // MAX_GROUPS), 1
