@@ -15,16 +15,23 @@
 #   setup       unpack the loader, install the wheels into /tmp/site (run first, every call)
 #   probe       GPU, Vulkan ICD, the adapters wgpu sees
 #   bench       engine-bench vs LiteRT XNNPACK (all cores, 1 thread), LiteRT GPU, ORT WebGPU
+#               (PEERS=litert,litert-gpu: without ORT)
 #   storage     engine-bench --peers none with buffer and texture storage
 #   dispatch    the fixed cost of one dispatch (python -m engine.tools.dispatch_cost)
 #   workgroups  engine-bench --workgroups (table / heuristic / tuned per signature)
 #   latency N S engine-latency measure --repeat of the lavapipe dataset's first N cells,
 #               at most S seconds; resumes from .devdata/nvidia.csv.gz when carried (copy
 #               the $OUT/nvidia.csv.gz that came back there between calls)
-# Results go to $OUT (JSON + markdown), a line of progress per step on stdout.
+#   tiles       tile_sweep: GEMM and depthwise tile rows for this adapter class
+#   kernels     kernel_bench --baseline: GFLOP/s per kernel family, issue 12's kernels vs before
+#   pytest      the GPU op and model tests that matter most on a new adapter class
+# Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
+# stdout. With PACK=FILE (the device tool: PACK=$OUT/results.tgz) $RES is packed into FILE
+# after every step, so a run cut off at its time limit still returns the steps it finished
+# (the tool returns at most 8 files).
 set -uo pipefail
-OUT="${OUT:-out/device}"
-mkdir -p "$OUT"
+RES="${RES:-out/device}"
+mkdir -p "$RES"
 MODELS=(models/face_detection_short_range.tflite models/face_landmark.tflite
   models/selfie_segmentation.tflite)
 PY="${PY:-python3}"
@@ -60,6 +67,10 @@ step_setup() {
   ldconfig
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl
+  # the ONNX peer's interpreter: engine-bench clears PYTHONPATH for its worker (the side
+  # venv must not import this project), so this one sets it to the wheels alone
+  printf '#!/bin/sh\nPYTHONPATH=/tmp/site exec %s "$@"\n' "$(command -v "$PY")" >/tmp/ortpy
+  chmod +x /tmp/ortpy
 }
 
 step_probe() {
@@ -76,33 +87,52 @@ EOF
 }
 
 step_bench() {
-  cli 300 engine.tools.bench_cli "${MODELS[@]}" --peers litert,litert-gpu,onnx \
-    --threads all,1 --onnx-python "$PY" --json "$OUT/bench.json" \
-    --markdown "$OUT/bench.md"
+  cli 180 engine.tools.bench_cli "${MODELS[@]}" --peers "${PEERS:-litert,litert-gpu,onnx}" \
+    --threads all,1 --onnx-python /tmp/ortpy --json "$RES/bench.json" \
+    --markdown "$RES/bench.md"
 }
 
 step_storage() {
   for s in buffer texture; do
-    cli 120 engine.tools.bench_cli "${MODELS[@]}" --peers none --storage $s \
-      --ab-rounds 0 --json "$OUT/storage-$s.json" --markdown "$OUT/storage-$s.md"
+    cli 60 engine.tools.bench_cli "${MODELS[@]}" --peers none --storage $s \
+      --ab-rounds 0 --json "$RES/storage-$s.json" --markdown "$RES/storage-$s.md"
   done
 }
 
 step_dispatch() {
-  cli 120 engine.tools.dispatch_cost --chains 1,50,200,1000 --groups 1,16,256 \
-    --json "$OUT/dispatch.json"
+  cli 45 engine.tools.dispatch_cost --chains 1,50,200,1000 --groups 1,16,256 \
+    --json "$RES/dispatch.json"
 }
 
 step_workgroups() {
-  cli 300 engine.tools.bench_cli --workgroups "${MODELS[@]}" --wg-sample 24 \
-    --json "$OUT/workgroups.json" --markdown "$OUT/workgroups.md"
+  cli 90 engine.tools.bench_cli --workgroups "${MODELS[@]}" --wg-sample 24 \
+    --json "$RES/workgroups.json" --markdown "$RES/workgroups.md"
+}
+
+step_tiles() {
+  cli 100 engine.tools.tile_sweep "${MODELS[@]}" --rounds 11 --json "$RES/tiles-buffer.json"
+  cli 60 engine.tools.tile_sweep "${MODELS[@]}" --rounds 7 --storage texture \
+    --json "$RES/tiles-texture.json"
+}
+
+step_kernels() {
+  cli 80 engine.tools.kernel_bench "${MODELS[@]}" --baseline --rounds 7 \
+    --storage buffer,texture --json "$RES/kernels.json"
+}
+
+step_pytest() {
+  timeout 120 "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_gemm.py \
+    tests/gpu/test_conv1x1.py tests/gpu/test_conv1x1_quad.py tests/gpu/test_conv_first.py \
+    tests/gpu/test_depthwise.py tests/gpu/test_models.py tests/gpu/test_compact_kernels.py \
+    tests/gpu/test_pooling.py tests/gpu/test_tiles.py \
+    --junitxml "$RES/pytest.xml" 2>&1 | tail -40 | tee "$RES/pytest.log"
 }
 
 step_latency() {
   local n=$1 budget=$2
-  [ -f .devdata/nvidia.csv.gz ] && cp .devdata/nvidia.csv.gz "$OUT/"
+  [ -f .devdata/nvidia.csv.gz ] && cp .devdata/nvidia.csv.gz "$RES/"
   cli "$budget" engine.latency.cli measure --repeat data/latency/lavapipe.csv.gz \
-    --cells "$n" --litert-threads 0 --no-progress --out "$OUT/nvidia.csv.gz"
+    --cells "$n" --litert-threads 0 --no-progress --out "$RES/nvidia.csv.gz"
 }
 
 while [ $# -gt 0 ]; do
@@ -116,5 +146,7 @@ while [ $# -gt 0 ]; do
       ;;
     *) "step_$step" ;;
   esac
-  echo "=== $step done rc=$? $(date +%T)"
+  rc=$?
+  [ -n "${PACK:-}" ] && tar czf "$PACK" -C "$RES" .
+  echo "=== $step done rc=$rc $(date +%T)"
 done

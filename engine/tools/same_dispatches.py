@@ -10,7 +10,8 @@ optimized one, a comment, a refactor) marks the predictor stale though its data 
 describes this engine. This tool compiles (no GPU run) and hashes every dispatch as it
 is recorded (WGSL, work group count, bindings) of
 - every model in models/, for this machine's device and the tile tables of each adapter
-  class (llvmpipe, swiftshader, gpu) x buffer, texture x fp32, fp16, and
+  class (llvmpipe, swiftshader, gpu; `--adapters` picks) x buffer, texture x fp32,
+  fp16, and
 - the latency dataset's programs, 300 NAS cells and 1000 generated kernel layers (the
   seeds `engine-latency measure` uses), for this machine's device, with their feature
   rows as the predictor computes them (`dispatch_list` with data/latency's profile),
@@ -49,9 +50,9 @@ def _digest(program) -> str:
     return h.hexdigest()
 
 
-def _targets() -> dict:
+def _targets(adapters: tuple[str, ...] = ADAPTERS) -> dict:
     """Compile targets: this machine's device as it is (what the dataset was measured on,
-    when that is this machine), then each adapter class's tile tables with default
+    when that is this machine), then each of `adapters`' tile tables with default
     limits (subgroups where such adapters have them: the CPU drivers, not 'gpu')."""
     from engine.errors import DeviceError
     from engine.gpu.compile import Target
@@ -62,12 +63,14 @@ def _targets() -> dict:
         out["device"] = Target.of(shared_context())
     except DeviceError:  # no adapter: the synthetic targets only
         pass
-    for adapter in ADAPTERS:
+    for adapter in adapters:
         out[adapter] = Target(adapter=adapter, subgroups=adapter != "gpu")
     return out
 
 
-def hashes(models: Path, cells: int = 300, layers: int = 1000) -> dict[str, str]:
+def hashes(
+    models: Path, cells: int = 300, layers: int = 1000, adapters: tuple[str, ...] = ADAPTERS
+) -> dict[str, str]:
     """{program name: digest of its dispatches} with the `engine` package imported
     (this checkout's, or the other's in the child: PYTHONPATH). Dataset programs also get
     their feature rows as the predictor computes them (dispatch_list, the profile)."""
@@ -83,7 +86,7 @@ def hashes(models: Path, cells: int = 300, layers: int = 1000) -> dict[str, str]
 
     out = {"__engine__": str(Path(engine.__file__).parent),  # which checkout's engine ran
            "__fingerprint__": engine_fingerprint()}  # fmt: skip
-    targets = _targets()
+    targets = _targets(adapters)
     for path in sorted(glob.glob(str(models / "*.tflite"))):
         graph = load_tflite(path)
         for name, target in targets.items():
@@ -130,11 +133,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of .tflite models (models/)")  # fmt: skip
     ap.add_argument("--cells", type=int, default=300, help="NAS cells of the dataset (300)")
     ap.add_argument("--layers", type=int, default=1000, help="generated layers (1000)")
+    ap.add_argument("--adapters", default=",".join(ADAPTERS),
+                    help="adapter classes whose tile tables are compared besides this "
+                    "machine's device (llvmpipe,swiftshader,gpu); the installed predictor "
+                    "is lavapipe's: a change to the gpu class's tables leaves it valid")  # fmt: skip
     ap.add_argument("--restamp", action="store_true",
                     help="if identical: mark the installed predictors as this engine's")  # fmt: skip
     args = ap.parse_args(argv)
     other = args.against.resolve()
-    models, sizes = args.models.resolve(), (args.cells, args.layers)
+    adapters = tuple(a for a in args.adapters.split(",") if a)
+    unknown = set(adapters) - set(ADAPTERS)
+    if unknown:
+        ap.error(f"--adapters: unknown {sorted(unknown)}; choose from {ADAPTERS}")
+    models, sizes = args.models.resolve(), (args.cells, args.layers, adapters)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "other.json"
         # this file's hashes() with the other checkout's `engine` (PYTHONPATH first)

@@ -71,3 +71,19 @@ def test_restamp_rewrites_only_predictors_of_the_measured_engine(tmp_path):
     restamp("new", "newer", root=tmp_path)  # a second restamp keeps what it was measured on
     assert json.loads((fitted / "a.json").read_text())["measured_on_engine"] == "old"
     assert json.loads((fitted / "b.json").read_text())["engine"] == "other"
+
+
+def test_adapters_leave_out_a_class_whose_table_changed(tmp_path, capsys):
+    """A change to the gpu class's tile row alone: seen with every class compared, not
+    with --adapters llvmpipe,swiftshader (what a lavapipe predictor's restamp needs)."""
+    models = _models(tmp_path)
+    other = _copy(tmp_path, "other")
+    tiles = other / "engine" / "gpu" / "kernels" / "tiles.py"
+    text = tiles.read_text()
+    row = '    "gpu": GemmTile(128, 2, 2, shared_k=8, uniform=False),'
+    assert row in text
+    tiles.write_text(text.replace(row, '    "gpu": GemmTile(64, 4, 4, shared_k=4),'))
+    args = ["--against", str(other), "--models", str(models), "--cells", "1", "--layers", "1"]
+    assert main(args) == 1
+    assert main([*args, "--adapters", "llvmpipe,swiftshader"]) == 0
+    assert "0 differ" in capsys.readouterr().out

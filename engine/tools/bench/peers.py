@@ -17,6 +17,7 @@ import gc
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -298,8 +299,10 @@ def onnx_row(
             f"onnxruntime not installed here; run scripts/onnx_venv.sh and set "
             f"{ONNX_PYTHON_ENV} or --onnx-python",
         )
-    if not Path(python).exists():
+    found = shutil.which(python)  # a name on PATH or a path; the worker runs in a temp dir
+    if found is None:
         return skipped(backend, f"--onnx-python {python}: no such interpreter")
+    python = str(Path(found).absolute())
     worker = Path(__file__).with_name("onnx_worker.py")
     with tempfile.TemporaryDirectory(prefix="engine-bench-onnx-") as tmp:
         src = Path(tmp) / "model.tflite"
@@ -312,6 +315,8 @@ def onnx_row(
             )
         except subprocess.TimeoutExpired:
             return skipped(backend, "onnx worker timed out after 600 s", status="failed")
+        except OSError as exc:  # not executable, bad interpreter line
+            return skipped(backend, f"--onnx-python {python}: {exc}", status="failed")
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         tail = _log_reason(proc.stderr) or proc.stderr.strip()[-300:]
