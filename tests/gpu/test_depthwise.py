@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
+from engine.gpu.kernels import tiles
 from engine.gpu.kernels.base import BuildContext, select
 from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
@@ -99,3 +102,17 @@ def test_depthwise_fp16(k, stride, mult, storage):
     rng = np.random.default_rng(k * 10 + stride + mult)
     graph = _graph(1, 9, 10, 6, mult, k, stride, 1, "SAME", "RELU", rng)
     assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize("case", CASES[:8], ids=[str(c) for c in CASES[:8]])
+def test_depthwise_gpu_class_rows_here(case, storage, monkeypatch):
+    """The gpu class's depthwise rows (tiles.DEPTHWISE_TILES, one output per invocation)
+    forced on this adapter, so CI's lavapipe runs what GPUs run."""
+    here = tiles.adapter_class(ctx.info)
+    for (cls, k, stride), row in list(tiles.DEPTHWISE_TILES.items()):
+        if cls == "gpu":
+            monkeypatch.setitem(tiles.DEPTHWISE_TILES, (here, k, stride), row)
+    rng = np.random.default_rng(zlib.crc32(repr(case).encode()))
+    graph = _graph(*case, rng)
+    assert_matches(graph, random_feeds(graph, rng), storage=storage)

@@ -23,6 +23,8 @@ MODES = {
     "shared_pipeline": GemmTile(16, 8, 4, dims=True),
     "workgroup_memory": GemmTile(32, 4, 2, shared_k=3),
     "both": GemmTile(16, 2, 4, shared_k=2, dims=True),
+    "gpu_class": tiles.GEMM_TILES["gpu"],  # what real GPUs run (measured on an H100)
+    "storage_weights": GemmTile(64, 4, 2, shared_k=4, uniform=False),
 }
 CASES = [
     # (b, h, w, cin, cout, activation)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.gpu.kernels import tiles
 from engine.gpu.kernels.base import select
 from engine.reference import Interpreter
 from tests.gpu.test_elementwise import assert_padded_lanes_zero, check
@@ -126,3 +127,18 @@ def test_pool_and_mean_fp16(storage):
     check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)
     graph = single_op_graph("MEAN", [(1, 9, 8, 6), np.array([1, 2], np.int32)], {})
     check(graph, random_feeds(graph, np.random.default_rng(7)), "fp16", storage)
+
+
+REDUCE_ROWS = sorted({tiles.REDUCE_TILE, *tiles.REDUCE_TILES.values()}, key=lambda t: t.wg)
+
+
+@pytest.mark.parametrize("row", REDUCE_ROWS, ids=str)
+@pytest.mark.parametrize("case", GLOBAL_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
+def test_global_pool_every_class_row_here(case, row, monkeypatch):
+    """Each adapter class's reduce row (tiles.REDUCE_TILES) forced on this adapter: the
+    tree from 64 pixels with 256 invocations that GPUs use runs on lavapipe in CI too."""
+    monkeypatch.setitem(tiles.REDUCE_TILES, tiles.adapter_class(ctx.info), row)
+    op, shape = case
+    _, h, w, _ = shape
+    graph = single_op_graph(op, [shape], {**pool_attrs(h, h, "VALID", "NONE", kw=w), "stride_w": w})
+    check(graph, random_feeds(graph, np.random.default_rng(5)), storage="buffer")

@@ -39,7 +39,8 @@ def test_gemm_tile_shrinks_for_small_layers_and_none_keeps_conv1x1():
 @pytest.mark.parametrize("cin,cout,k", [(8, 13, 1), (40, 9, 1), (6, 11, 3), (32, 20, 3)])
 def test_one_slice_per_invocation(monkeypatch, cin, cout, k, storage):
     """Output-slice caps per invocation (SwiftShader: conv2d 1, conv1x1 2), forced here
-    at 1 for both."""
+    at 1 for both (with conv1x1's own kernel: a GPU class's table sends 1x1 to gemm1x1)."""
+    monkeypatch.setitem(tiles.GEMM_TILES, CLASS, None)
     monkeypatch.setitem(tiles.CONV1X1_SLICES, CLASS, 1)
     monkeypatch.setitem(tiles.CONV_SLICES, CLASS, 1)
     rng = np.random.default_rng(cin * cout)

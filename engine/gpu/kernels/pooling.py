@@ -7,7 +7,8 @@
 - Global reductions (shaders/engine/mean.wgsl): MEAN over axes {1, 2} of a 4-D input
   and pools whose single window covers the whole input. Large H*W: one work
   group per (batch, slice) sums strided pixels, then a tree in workgroup
-  memory; small H*W: one invocation per (batch, slice) loops over the pixels.
+  memory; small H*W: one invocation per (batch, slice) loops over the pixels. The
+  threshold and the tree's width are per adapter class (tiles.reduce_tile).
 """
 
 from __future__ import annotations
@@ -26,15 +27,12 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
+from engine.gpu.kernels.tiles import reduce_tile
 from engine.model.ir import Graph, Op
 from engine.reference.padding import out_size, pad_before
 
 POOL_WG = (8, 8, 1)
-# Reductions on lavapipe (ms): 7x7x1152 serial 0.035 vs tree(64) 0.54; 128x128x16
-# tree(16) 0.075 vs tree(64) 0.14 vs serial 0.15. Barriers are dear, few slices starve.
-TREE_MIN_PIXELS = 1024  # below: one invocation per slice loops over the pixels
-TREE_WG = 16
-SERIAL_WG = 64
+SERIAL_WG = 64  # global reductions below the class's tree threshold (tiles.reduce_tile)
 
 
 def _window(op: Op) -> tuple[int, int, int, int]:
@@ -70,7 +68,8 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
     """One work group per (batch, slice): `reduce` ("mean" or "max") over the H*W pixels."""
     src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
     hw = src.h * src.w
-    tree = hw >= TREE_MIN_PIXELS
+    tile = reduce_tile(ctx.adapter)
+    tree = hw >= tile.min_pixels
     steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
     source = render(
         "mean.wgsl",
@@ -87,7 +86,7 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
         slices=dst.s,
         mask=lane_mask(dst.c),
         tree=tree,
-        wg=TREE_WG if tree else SERIAL_WG,
+        wg=tile.wg if tree else SERIAL_WG,
         steps=steps,
     )
     bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]), *extra)

@@ -119,13 +119,24 @@ class GemmTile:
 #   plain memory plus barriers); storage instead of uniform weights 0.61 vs 0.41.
 #   SwiftShader, face_landmark's 1x1 layers (texture): conv1x1 19.7 ms, (16,8,4) 29.0,
 #   (64,4,4) 34.7, shared pipeline (16,8,4,dims) 27.1 (30 pipelines instead of 36).
-# So both CPU classes keep conv1x1. Real GPUs (no GPU in these sessions: not measured):
-# the textbook tile, weights staged in workgroup memory.
+# So both CPU classes keep conv1x1. Real GPUs, NVIDIA H100 (Vulkan), the conv1x1 family's
+# GPU ms per model, face detection / landmark / selfie (timestamps, alternating rounds,
+# buffers; `python -m engine.tools.tile_sweep`, docs/benchmarks.md "Real GPU"):
+#   first sweep: conv1x1's kernel 1.13 / 1.37 / 0.74; (64,4,4) k4 (the textbook tile this
+#   row held before any GPU was measured) 0.92 / 0.95 / 0.64; the same with storage
+#   weights 0.73 / 0.61 / 0.53; (64,4,2) k4 0.66 / 0.58 / 0.53; (128,2,2) k8 0.57 / 0.50 /
+#   0.47 (texture storage alike);
+#   second sweep: (128,2,2) k8 0.64 / 0.61 / 0.74; with storage weights 0.57 / 0.51 /
+#   0.65 (textures 0.71 / 0.68 / 0.77 vs 0.83 / 0.80 / 0.88); (128,2,1) k8 0.56 / 0.52 /
+#   0.64 (textures: 0.86 on selfie); (64,2,2), (256,1,2), (128,1,2), k16: slower.
+# These models' layers are small (<= 16K pixels, <= 32 slices): fewer outputs per group
+# and invocation keep more of the 132 SMs busy; a storage buffer's loads beat a uniform
+# block's there (both sweeps, every model and storage kind).
 GEMM_TILES: dict[str, GemmTile | None] = {
     "llvmpipe": None,
     "swiftshader": None,
     "cpu": None,  # other software adapters: as the measured CPU classes
-    "gpu": GemmTile(64, 4, 4, shared_k=4),
+    "gpu": GemmTile(128, 2, 2, shared_k=8, uniform=False),
 }
 MIN_GROUPS = 16  # work groups to keep every CPU thread busy (conv1x1.py: MIN_GROUPS)
 
@@ -163,12 +174,41 @@ def gemm_tile(adapter: str, pixels: int, src_s: int, dst_s: int) -> GemmTile | N
 #   1.45, 8x4 2.11 / 1.52, 2x2 0.77 / 1.19, 1x1 0.32 / 0.50; stride 2: all within 10%.
 #   lavapipe 96x96x16: 4x4 4.55 / 4.30, old 4.00 / 3.71; 24x24x64: 4x4 2.77 / 2.73,
 #   old 2.51 / 2.84.
+# NVIDIA H100 (the tile_sweep run above), depthwise family GPU ms, face detection /
+# landmark / selfie, buffers: no row (the selector's shapes) 0.24 / 0.23 / 0.106; 1x1
+# 0.17 / 0.15 / 0.074; 2x2 0.21 / 0.20 / 0.089; 4x2 0.24 / 0.25 / 0.109; 4x4 0.30 / 0.31 /
+# 0.142 (textures alike): one output per invocation, every k and stride.
 DEPTHWISE_TILES: dict[tuple[str, int, int], tuple[int, int]] = {
     ("swiftshader", 3, 1): (4, 4),
     ("llvmpipe", 3, 1): (4, 4),
+    **{("gpu", k, stride): (1, 1) for k in (3, 5) for stride in (1, 2)},
 }
 
 
 def depthwise_tile(adapter: str, k: int, stride: int) -> tuple[int, int] | None:
     """(BY, BX) for a k x k depthwise layer of `stride` on `adapter`, or None."""
     return DEPTHWISE_TILES.get((adapter, k, stride))
+
+
+@dataclass(frozen=True)
+class ReduceTile:
+    """Global reductions (mean.wgsl): a tree of `wg` invocations per (slice, batch) from
+    `min_pixels` pixels per slice on; below, one invocation per slice loops over them."""
+
+    min_pixels: int
+    wg: int
+
+
+# Measured on lavapipe (ms): 7x7x1152 serial 0.035 vs tree(64) 0.54; 128x128x16 tree(16)
+# 0.075 vs tree(64) 0.14 vs serial 0.15. Barriers are dear on a CPU, few slices starve.
+REDUCE_TILE = ReduceTile(1024, 16)
+# NVIDIA H100 (the second tile_sweep run above), selfie segmentation's "other" family
+# (9 global pools, the largest 128x128x16, plus adds, muls, resize, transposed conv), GPU
+# ms, buffers / textures: (1024, 16) 1.36 / 1.27; (64, 64) 0.41 / 0.42; (64, 256) 0.28 /
+# 0.33; (256, 1024) 0.26 / 0.32. One work group per slice: a wide tree hides the loads.
+REDUCE_TILES: dict[str, ReduceTile] = {"gpu": ReduceTile(64, 256)}
+
+
+def reduce_tile(adapter: str) -> ReduceTile:
+    """The global reduction's tree threshold and work group on `adapter`."""
+    return REDUCE_TILES.get(adapter, REDUCE_TILE)

@@ -1,0 +1,203 @@
+"""Tile tables for this adapter's class, measured on real models: GEMM, depthwise, reduce.
+
+The tile tables (engine/gpu/kernels/tiles.py) hold one row per adapter class. This tool
+measures candidate rows for the class of the adapter it runs on, in one process:
+- a variant replaces one table row (GEMM_TILES[class], REDUCE_TILES[class], or
+  DEPTHWISE_TILES[(class, k, s)] for k in 3, 5 and s in 1, 2) and builds an Engine per
+  model with it;
+- rounds alternate the variants' order (forwards, then backwards), one Engine.profile()
+  (timestamp queries) per variant per round;
+- per variant: the medians over rounds of the conv1x1, depthwise and other (global pools
+  among them) families' GPU ms, of the whole run's GPU ms and of a run() (numpy in,
+  outputs read back), the pipelines, and the largest output difference from the
+  table's own engine (a wrong tile is an error, not a speed-up).
+
+    python -m engine.tools.tile_sweep MODEL... [--storage buffer] [--rounds 9] [--only gemm] [--json F]
+
+The adapter is this process's (VK_ICD_FILENAMES, ENGINE_ADAPTER). Timings decide
+nothing here: a winning row is copied into tiles.py by hand, with these figures as its
+provenance, so defaults stay deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import EngineError
+from engine.gpu.kernels.tiles import GemmTile, ReduceTile
+from engine.tools.bench.load import LoadGate
+from engine.tools.kernel_bench import family
+
+# name -> (table, row) for the adapter's class: "gemm" GEMM_TILES (None: conv1x1's own
+# per-invocation kernel), "depthwise" DEPTHWISE_TILES for k in (3, 5) and stride in (1, 2)
+# (None: no row, the work group selector's shapes), "reduce" REDUCE_TILES. "table": the
+# class's own rows. The first H100 sweep (docs/benchmarks.md, "Real GPU") tried GEMM
+# 64x4x4 / 128x4x4 / 32x4x4 / 64x8x4 / 64x2x4 / 64x4x2 k4, 64x4x4 without staging and
+# with storage weights, and depthwise 2x2 / 4x2 / 4x4 / none; these are its neighbours.
+VARIANTS: dict[str, tuple[tuple[str, object], ...]] = {
+    "conv1x1 kernel": (("gemm", None),),
+    "gemm 128x2x2 k8": (("gemm", GemmTile(128, 2, 2, shared_k=8)),),
+    "gemm 128x2x2 k8 storage": (("gemm", GemmTile(128, 2, 2, shared_k=8, uniform=False)),),
+    "gemm 128x2x2": (("gemm", GemmTile(128, 2, 2)),),
+    "gemm 128x1x2 k8": (("gemm", GemmTile(128, 1, 2, shared_k=8)),),
+    "gemm 128x2x1 k8": (("gemm", GemmTile(128, 2, 1, shared_k=8)),),
+    "gemm 64x2x2 k8": (("gemm", GemmTile(64, 2, 2, shared_k=8)),),
+    "gemm 256x1x2 k8": (("gemm", GemmTile(256, 1, 2, shared_k=8)),),
+    "gemm 128x2x2 k16": (("gemm", GemmTile(128, 2, 2, shared_k=16)),),
+    "gemm 64x4x2 k4 storage": (("gemm", GemmTile(64, 4, 2, shared_k=4, uniform=False)),),
+    "depthwise none": (("depthwise", None),),
+    "depthwise 1x1": (("depthwise", (1, 1)),),
+    "depthwise 1x2": (("depthwise", (1, 2)),),
+    "depthwise 2x1": (("depthwise", (2, 1)),),
+    "reduce 1024/16": (("reduce", ReduceTile(1024, 16)),),
+    "reduce 64/64": (("reduce", ReduceTile(64, 64)),),
+    "reduce 64/256": (("reduce", ReduceTile(64, 256)),),
+    "reduce 256/1024": (("reduce", ReduceTile(256, 1024)),),
+    # the gpu class's rows before the first H100 sweep: whole models, old vs new
+    "first table": (
+        ("gemm", GemmTile(64, 4, 4, shared_k=4)),
+        ("depthwise", None),
+        ("reduce", ReduceTile(1024, 16)),
+    ),
+}
+TABLES = ("gemm", "depthwise", "reduce")
+
+
+@contextmanager
+def variant(adapter: str, name: str):
+    """The tile tables with `adapter`'s row replaced by variant `name` ("table": none)."""
+    from engine.gpu.kernels import tiles
+
+    saved = dict(tiles.GEMM_TILES), dict(tiles.DEPTHWISE_TILES), dict(tiles.REDUCE_TILES)
+    if name != "table":
+        if name not in VARIANTS:
+            raise ValueError(f"unknown variant {name!r}")
+        for table, row in VARIANTS[name]:
+            if table == "gemm":
+                tiles.GEMM_TILES[adapter] = row
+            elif table == "reduce":
+                tiles.REDUCE_TILES[adapter] = row
+            else:
+                for k in (3, 5):
+                    for stride in (1, 2):
+                        tiles.DEPTHWISE_TILES.pop((adapter, k, stride), None)
+                        if row is not None:
+                            tiles.DEPTHWISE_TILES[(adapter, k, stride)] = row
+    try:
+        yield
+    finally:
+        for live, old in zip(
+            (tiles.GEMM_TILES, tiles.DEPTHWISE_TILES, tiles.REDUCE_TILES), saved, strict=True
+        ):
+            live.clear()
+            live.update(old)
+
+
+def sweep_model(path: str, names: list[str], storage: str, rounds: int) -> dict:
+    """Per variant of one model: family GPU ms medians, total, pipelines, max error."""
+    from engine.gpu.engine import Engine
+    from engine.model.importer import load_tflite
+    from engine.tools.bench.engine_runner import random_feeds
+
+    graph = load_tflite(path)
+    feeds = random_feeds(graph)
+    engines = {}
+    for name in names:
+        with variant(_adapter_class(), name):
+            engines[name] = Engine(graph, storage=storage)
+    want = engines["table"].run(feeds)
+    samples: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names}
+    for e in engines.values():
+        e.profile(feeds)  # warm-up: lazy driver compiles
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            e = engines[name]
+            fams = {i: family(e.graph, op) for i, op in enumerate(e.graph.ops)}
+            sums: dict[str, float] = defaultdict(float)
+            for d in e.profile(feeds):
+                sums[fams.get(d.op_index, "other")] += d.gpu_ms
+            for fam in ("conv1x1", "depthwise", "other"):
+                samples[name][fam].append(sums[fam])
+            samples[name]["total"].append(sum(sums.values()))
+            t0 = time.perf_counter()
+            e.run(feeds)  # numpy in, outputs read back: what a caller waits for
+            samples[name]["run"].append((time.perf_counter() - t0) * 1e3)
+    rows = []
+    for name in names:
+        e = engines[name]
+        got = e.run(feeds)
+        err = max(float(np.max(np.abs(got[k] - want[k]))) for k in want)
+        med = {k: float(np.median(v)) for k, v in samples[name].items()}
+        rows.append({"variant": name, "conv1x1_ms": med["conv1x1"],
+                     "depthwise_ms": med["depthwise"], "other_ms": med["other"],
+                     "total_gpu_ms": med["total"], "run_ms": med["run"],
+                     "pipelines": len(e.pipeline_sources), "max_abs_diff": err})  # fmt: skip
+    return {"model": Path(path).stem, "storage": storage, "rows": rows}
+
+
+def _adapter_class() -> str:
+    from engine.gpu.adapters import adapter_class
+    from engine.gpu.device import shared_context
+
+    return adapter_class(shared_context().info)
+
+
+def markdown(report: dict) -> str:
+    lines = [f"Adapter: {report['adapter']} (class {report['class']}); {report['load']}", ""]
+    for m in report["models"]:
+        lines += [f"### {m['model']} ({m['storage']})", "",
+                  "| variant | conv1x1 GPU ms | depthwise GPU ms | other GPU ms | total GPU ms "
+                  "| run() ms | pipelines | max abs diff |", "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        for r in m["rows"]:
+            lines.append(f"| {r['variant']} | {r['conv1x1_ms']:.4f} | {r['depthwise_ms']:.4f} | "
+                         f"{r['other_ms']:.4f} | "
+                         f"{r['total_gpu_ms']:.4f} | {r['run_ms']:.3f} | {r['pipelines']} | {r['max_abs_diff']:.2e} |")  # fmt: skip
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="tile_sweep", description=__doc__.splitlines()[0])
+    p.add_argument("models", nargs="+")
+    p.add_argument("--storage", default="buffer", help="buffer or texture (buffer)")
+    p.add_argument("--rounds", type=int, default=9, help="alternating rounds (9)")
+    p.add_argument("--only", choices=TABLES, action="append", help="these tables' variants")
+    p.add_argument("--json", type=Path, help="write the report as JSON")
+    args = p.parse_args(argv)
+    missing = [m for m in args.models if not Path(m).exists()]
+    if missing:
+        print(f"tile_sweep: no such model: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    only = set(args.only or TABLES)
+    names = ["table", *(n for n, rows in VARIANTS.items() if {t for t, _ in rows} <= only)]
+    try:
+        from engine.gpu.device import shared_context
+
+        ctx = shared_context()
+        gate = LoadGate.check(0.5)
+        models = []
+        for path in args.models:
+            print(f"tile_sweep: {Path(path).stem}: {len(names)} variants", file=sys.stderr)
+            models.append(sweep_model(path, names, args.storage, args.rounds))
+    except EngineError as exc:
+        print(f"tile_sweep: {exc}", file=sys.stderr)
+        return 2
+    report = {"adapter": ctx.name, "class": _adapter_class(),
+              "load": gate.after().label(), "models": models}  # fmt: skip
+    print(markdown(report))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""tile_sweep: variants replace the adapter class's table rows and put them back; one
+variant on a generated model runs, matches the table's engine and reports every family."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.gpu.kernels import tiles
+from engine.latency.builder import NetConfig, build_tflite
+from engine.latency.space import sample_cells
+from engine.tools.tile_sweep import VARIANTS, main, sweep_model, variant
+
+
+def test_a_variant_replaces_its_rows_and_restores_them():
+    before = dict(tiles.GEMM_TILES), dict(tiles.DEPTHWISE_TILES), dict(tiles.REDUCE_TILES)
+    with variant("gpu", "first table"):
+        assert tiles.GEMM_TILES["gpu"] == tiles.GemmTile(64, 4, 4, shared_k=4)
+        assert not any(cls == "gpu" for cls, _, _ in tiles.DEPTHWISE_TILES)
+        assert tiles.reduce_tile("gpu") == tiles.ReduceTile(1024, 16)
+        assert tiles.GEMM_TILES["llvmpipe"] is None  # other classes untouched
+    with variant("llvmpipe", "depthwise 2x1"):
+        assert tiles.depthwise_tile("llvmpipe", 5, 2) == (2, 1)
+    assert (dict(tiles.GEMM_TILES), dict(tiles.DEPTHWISE_TILES), dict(tiles.REDUCE_TILES)) == before
+    with pytest.raises(ValueError, match="unknown variant"), variant("gpu", "gemm 9x9x9"):
+        pass
+
+
+def test_sweep_runs_variants_on_a_model(tmp_path):
+    from tests.gpu.util import gpu_context
+
+    gpu_context()  # skips without an adapter
+    (cell,) = sample_cells(1, seed=3)
+    path = tmp_path / "cell.tflite"
+    path.write_bytes(build_tflite(cell, NetConfig(), seed=0))
+    report = sweep_model(str(path), ["table", "conv1x1 kernel", "gemm 128x2x2 k8"], "buffer", 1)
+    rows = {r["variant"]: r for r in report["rows"]}
+    assert set(rows) == {"table", "conv1x1 kernel", "gemm 128x2x2 k8"}
+    for r in rows.values():
+        assert r["total_gpu_ms"] > 0 and r["run_ms"] > 0 and r["max_abs_diff"] < 1e-4
+
+
+def test_missing_model_is_one_line(capsys):
+    assert main(["no/such.tflite"]) == 2
+    assert "no such model: no/such.tflite" in capsys.readouterr().err
+
+
+def test_variant_names_are_unique_rows():
+    assert "table" not in VARIANTS and all(rows for rows in VARIANTS.values())
