@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Engine figures on a lent GPU machine (the workplace's `device` tool; no internet there).
-# Status: prepared for the first session that is lent a GPU; not yet run on one (no
-# session of this project has had a device so far). The probe and storage steps were
-# checked on lavapipe (PY=.venv/bin/python OUT=/tmp/x bash scripts/device_bench.sh probe).
+# Run on an NVIDIA H100 on 2026-11-26 (three calls: docs/benchmarks.md, "Real GPU"). The
+# probe, dispatch and kernels steps also run here on lavapipe (PY=.venv/bin/python
+# RES=/tmp/x bash scripts/device_bench.sh probe dispatch kernels).
 # Everything it needs travels with the working tree (both folders are git-ignored; about
 # 50 MB, under the tool's 64 MiB), made here first by `bash scripts/device_bench.sh prepare`:
 #   .gl/   Vulkan loader + GL debs (apt-get download)
 #   .whl/  cp312 wheels the GPU image lacks: wgpu, rendercanvas, tflite, platformdirs,
 #          ai-edge-litert, backports.strenum, cffi, pycparser, onnxruntime-webgpu, tflite2onnx
-# then `run` with carry [".gl", ".whl", "models/<each of the three>.tflite", ".devdata"]
+# then `run` with carry [".gl", ".whl", "models/<each of the three>.tflite",
+# "assets/astronaut.png" (pytest), ".devdata" (latency)]
 # and the command `bash scripts/device_bench.sh setup probe bench ...`.
 # Usage (on the device machine, repo root):  bash scripts/device_bench.sh STEP...
 #   prepare     (here, not there) download .gl/ and .whl/
@@ -21,8 +22,8 @@
 #   workgroups  engine-bench --workgroups (table / heuristic / tuned per signature)
 #   latency N S engine-latency measure --repeat of the lavapipe dataset's first N cells,
 #               at most S seconds; resumes from .devdata/nvidia.csv.gz when carried (copy
-#               the $OUT/nvidia.csv.gz that came back there between calls)
-#   tiles       tile_sweep: GEMM and depthwise tile rows for this adapter class
+#               the $RES/nvidia.csv.gz that came back there between calls)
+#   tiles       tile_sweep: GEMM, depthwise and reduce tile rows for this adapter class
 #   kernels     kernel_bench --baseline: GFLOP/s per kernel family, issue 12's kernels vs before
 #   pytest      the GPU op and model tests that matter most on a new adapter class
 # Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
@@ -142,11 +143,14 @@ while [ $# -gt 0 ]; do
   case $step in
     latency)
       step_latency "$1" "$2"
+      rc=$?
       shift 2
       ;;
-    *) "step_$step" ;;
+    *)
+      "step_$step"
+      rc=$?
+      ;;
   esac
-  rc=$?
   [ -n "${PACK:-}" ] && tar czf "$PACK" -C "$RES" .
   echo "=== $step done rc=$rc $(date +%T)"
 done

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import ModelError
+from engine.gpu.kernels.base import FIXED_DTYPES
 from engine.model.ir import Graph, Tensor, tensors_read
 from engine.model.layout import phwc4_bytes
 from engine.precision import precision
@@ -142,7 +143,7 @@ def check_device_limits(graph: Graph, program, limits: BufferLimits) -> None:
         for b in d.bindings:
             if b.role != "const" or b.data is None:
                 continue
-            size = b.data.size * (4 if b.dtype in ("f32", "i32") else elem)
+            size = b.data.size * (4 if b.dtype in FIXED_DTYPES else elem)
             uniform = b.space == "uniform"
             limit = limits.max_uniform_bytes if uniform else limits.max_binding_bytes
             if size > limit:

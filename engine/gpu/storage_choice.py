@@ -16,7 +16,9 @@ kind: arena plans, no texture limits), textures for fp16. SwiftShader (no fp16):
 storage beat buffers on the face models against LiteRT's GPU engine on the same adapter
 (LiteRT time / engine time, 10 interleaved rounds, load 4.5-8: face detection 2.96 vs
 1.30, face_landmark 2.43 vs 0.92, selfie 2.89 vs 3.91), so textures there. GPUs get
-buffers until a measurement on one says otherwise (none was available to this project).
+buffers: on an NVIDIA H100 at fp32 the three app models took 1.13-1.27x less GPU time
+with buffers than with textures (docs/benchmarks.md, "Real GPU"); fp16 there: not
+measured, buffers too.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu.kernels.base import Binding
+from engine.gpu.kernels.base import FIXED_DTYPES, Binding
 from engine.precision import Precision
 
 
@@ -35,9 +35,9 @@ class _Entry:
 
 
 def constant_bytes(b: Binding, precision: Precision) -> np.ndarray:
-    """A const binding's data as uploaded: the storage precision (or f32 when the binding
-    says so), zero padded to a multiple of 16 bytes (WebGPU binding sizes)."""
-    dtype = {"f32": np.float32, "i32": np.int32}.get(b.dtype, precision.dtype)
+    """A const binding's data as uploaded: the storage precision (or the fixed type the
+    binding names, FIXED_DTYPES), zero padded to a multiple of 16 bytes (binding sizes)."""
+    dtype = FIXED_DTYPES.get(b.dtype, precision.dtype)
     data = np.ascontiguousarray(b.data, dtype=dtype).reshape(-1)
     padded = np.zeros(max(16, -(-data.nbytes // 16) * 16) // data.itemsize, data.dtype)
     padded[: data.size] = data

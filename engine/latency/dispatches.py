@@ -264,13 +264,15 @@ def _tensor_bytes(g: Graph, t: int, elem: int) -> int:
 
 
 def _info(g: Graph, i: int, op_type: str, d, flops: int, ctx, elem: int) -> DispatchInfo:
+    from engine.gpu.kernels.base import FIXED_DTYPES as fixed  # 4 bytes at any precision
+
     read = written = const = 0
     uniform = False
     ins, out_shape, kinds = [], (), []
     for b in d.bindings:
         if b.role == "const":
             n = b.data.nbytes if b.data is not None else 0
-            if elem == 2 and b.dtype != "f32":
+            if elem == 2 and b.dtype not in fixed:
                 n //= 2
             const += n
             uniform = uniform or b.space == "uniform"

@@ -12,7 +12,8 @@ measures candidate rows for the class of the adapter it runs on, in one process:
   outputs read back), the pipelines, and the largest output difference from the
   table's own engine (a wrong tile is an error, not a speed-up).
 
-    python -m engine.tools.tile_sweep MODEL... [--storage buffer] [--rounds 9] [--only gemm] [--json F]
+    python -m engine.tools.tile_sweep MODEL... [--storage buffer] [--rounds 9]
+        [--only gemm|depthwise|reduce] [--variants A,B] [--json F]
 
 The adapter is this process's (VK_ICD_FILENAMES, ENGINE_ADAPTER). Timings decide
 nothing here: a winning row is copied into tiles.py by hand, with these figures as its
@@ -39,11 +40,19 @@ from engine.tools.kernel_bench import family
 # name -> (table, row) for the adapter's class: "gemm" GEMM_TILES (None: conv1x1's own
 # per-invocation kernel), "depthwise" DEPTHWISE_TILES for k in (3, 5) and stride in (1, 2)
 # (None: no row, the work group selector's shapes), "reduce" REDUCE_TILES. "table": the
-# class's own rows. The first H100 sweep (docs/benchmarks.md, "Real GPU") tried GEMM
-# 64x4x4 / 128x4x4 / 32x4x4 / 64x8x4 / 64x2x4 / 64x4x2 k4, 64x4x4 without staging and
-# with storage weights, and depthwise 2x2 / 4x2 / 4x4 / none; these are its neighbours.
+# class's own rows. The H100 sweeps of docs/benchmarks.md ("Real GPU"): the first ran
+# "conv1x1 kernel" to "gemm 128x2x2 k8" and "depthwise none" to "depthwise 4x4" below;
+# the second and third its neighbours, from "gemm 128x2x2 k8 storage" on.
 VARIANTS: dict[str, tuple[tuple[str, object], ...]] = {
     "conv1x1 kernel": (("gemm", None),),
+    "gemm 64x4x4 k4": (("gemm", GemmTile(64, 4, 4, shared_k=4)),),
+    "gemm 64x4x4": (("gemm", GemmTile(64, 4, 4)),),
+    "gemm 64x4x4 k4 storage": (("gemm", GemmTile(64, 4, 4, shared_k=4, uniform=False)),),
+    "gemm 128x4x4 k4": (("gemm", GemmTile(128, 4, 4, shared_k=4)),),
+    "gemm 32x4x4 k4": (("gemm", GemmTile(32, 4, 4, shared_k=4)),),
+    "gemm 64x8x4 k4": (("gemm", GemmTile(64, 8, 4, shared_k=4)),),
+    "gemm 64x2x4 k4": (("gemm", GemmTile(64, 2, 4, shared_k=4)),),
+    "gemm 64x4x2 k4": (("gemm", GemmTile(64, 4, 2, shared_k=4)),),
     "gemm 128x2x2 k8": (("gemm", GemmTile(128, 2, 2, shared_k=8)),),
     "gemm 128x2x2 k8 storage": (("gemm", GemmTile(128, 2, 2, shared_k=8, uniform=False)),),
     "gemm 128x2x2": (("gemm", GemmTile(128, 2, 2)),),
@@ -55,6 +64,9 @@ VARIANTS: dict[str, tuple[tuple[str, object], ...]] = {
     "gemm 64x4x2 k4 storage": (("gemm", GemmTile(64, 4, 2, shared_k=4, uniform=False)),),
     "depthwise none": (("depthwise", None),),
     "depthwise 1x1": (("depthwise", (1, 1)),),
+    "depthwise 2x2": (("depthwise", (2, 2)),),
+    "depthwise 4x2": (("depthwise", (4, 2)),),
+    "depthwise 4x4": (("depthwise", (4, 4)),),
     "depthwise 1x2": (("depthwise", (1, 2)),),
     "depthwise 2x1": (("depthwise", (2, 1)),),
     "reduce 1024/16": (("reduce", ReduceTile(1024, 16)),),
@@ -151,7 +163,8 @@ def _adapter_class() -> str:
 
 
 def markdown(report: dict) -> str:
-    lines = [f"Adapter: {report['adapter']} (class {report['class']}); {report['load']}", ""]
+    lines = [f"Adapter: {report['adapter']} (class {report['class']}); {report['rounds']} "
+             f"rounds; {report['load']}", ""]  # fmt: skip
     for m in report["models"]:
         lines += [f"### {m['model']} ({m['storage']})", "",
                   "| variant | conv1x1 GPU ms | depthwise GPU ms | other GPU ms | total GPU ms "
@@ -170,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--storage", default="buffer", help="buffer or texture (buffer)")
     p.add_argument("--rounds", type=int, default=9, help="alternating rounds (9)")
     p.add_argument("--only", choices=TABLES, action="append", help="these tables' variants")
+    p.add_argument("--variants", help="comma list of variant names (default: every one)")
     p.add_argument("--json", type=Path, help="write the report as JSON")
     args = p.parse_args(argv)
     missing = [m for m in args.models if not Path(m).exists()]
@@ -178,6 +192,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     only = set(args.only or TABLES)
     names = ["table", *(n for n, rows in VARIANTS.items() if {t for t, _ in rows} <= only)]
+    if args.variants:
+        wanted = [n.strip() for n in args.variants.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in VARIANTS]
+        if unknown:
+            p.error(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
+        names = ["table", *(n for n in names if n in wanted)]
     try:
         from engine.gpu.device import shared_context
 
@@ -190,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     except EngineError as exc:
         print(f"tile_sweep: {exc}", file=sys.stderr)
         return 2
-    report = {"adapter": ctx.name, "class": _adapter_class(),
+    report = {"adapter": ctx.name, "class": _adapter_class(), "rounds": args.rounds,
               "load": gate.after().label(), "models": models}  # fmt: skip
     print(markdown(report))
     if args.json:

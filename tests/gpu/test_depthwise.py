@@ -113,6 +113,7 @@ def test_depthwise_gpu_class_rows_here(case, storage, monkeypatch):
     for (cls, k, stride), row in list(tiles.DEPTHWISE_TILES.items()):
         if cls == "gpu":
             monkeypatch.setitem(tiles.DEPTHWISE_TILES, (here, k, stride), row)
+    assert tiles.depthwise_tile(here, 3, 1) == tiles.depthwise_tile("gpu", 3, 1) is not None
     rng = np.random.default_rng(zlib.crc32(repr(case).encode()))
     graph = _graph(*case, rng)
     assert_matches(graph, random_feeds(graph, rng), storage=storage)

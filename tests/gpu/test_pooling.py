@@ -78,7 +78,8 @@ GLOBAL_CASES = [
     ("AVERAGE_POOL_2D", (1, 16, 16, 96)),
     ("AVERAGE_POOL_2D", (2, 5, 3, 6)),
     ("MAX_POOL_2D", (1, 9, 7, 5)),
-    ("MAX_POOL_2D", (1, 40, 30, 6)),  # >= TREE_MIN_PIXELS: work group tree
+    ("MAX_POOL_2D", (1, 40, 30, 6)),  # >= lavapipe's tree threshold: work group tree
+    ("MAX_POOL_2D", (1, 8, 8, 5)),  # a 256-wide tree (the gpu row) over 64 pixels
 ]
 
 
@@ -142,3 +143,8 @@ def test_global_pool_every_class_row_here(case, row, monkeypatch):
     _, h, w, _ = shape
     graph = single_op_graph(op, [shape], {**pool_attrs(h, h, "VALID", "NONE", kw=w), "stride_w": w})
     check(graph, random_feeds(graph, np.random.default_rng(5)), storage="buffer")
+
+
+def test_reduce_tile_needs_a_power_of_two():
+    with pytest.raises(ValueError, match="power of two"):
+        tiles.ReduceTile(64, 96)  # mean.wgsl's halving tree would drop partial sums

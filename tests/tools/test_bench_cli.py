@@ -6,6 +6,7 @@ Fast settings only (--runs 2 --warmup 1); no assertion on any timing value.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -187,3 +188,27 @@ def test_failed_engine_row_in_table():
     text = markdown([res], {"versions": {}}, {"runs": 1, "warmup": 0, "precision": "fp32",
                                              "sync": "sleep", "transforms": True})  # fmt: skip
     assert "failed: ModelError" in text
+
+
+def test_onnx_peer_finds_a_relative_interpreter_and_reports_a_broken_one(tmp_path, monkeypatch):
+    """--onnx-python as a path relative to the caller (the worker runs in a temp dir) or a
+    name on PATH; an interpreter that cannot start is a failed row, not a crash."""
+    fake = tmp_path / "fakepy"  # prints what onnx_worker.py prints, whatever it is given
+    result = {
+        "status": "ok",
+        "time_ms": {"median": 1.0},
+        "node_providers": {"WebGpuExecutionProvider": 3},
+    }
+    fake.write_text(f"#!/bin/sh\necho '{json.dumps(result)}'\n")
+    fake.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    src = peers.ModelSource("m", b"")
+    row = peers.onnx_row(src, b"", 2, 1, "./fakepy")
+    assert row["status"] == "ok" and row["backend"] == "ort-webgpu", row
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    assert peers.onnx_row(src, b"", 2, 1, "fakepy")["status"] == "ok"
+    broken = tmp_path / "brokenpy"
+    broken.write_text("#!/no/such/interpreter\n")
+    broken.chmod(0o755)
+    row = peers.onnx_row(src, b"", 2, 1, str(broken))
+    assert row["status"] == "failed" and "brokenpy" in row["reason"], row

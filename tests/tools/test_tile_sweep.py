@@ -8,7 +8,7 @@ import pytest
 from engine.gpu.kernels import tiles
 from engine.latency.builder import NetConfig, build_tflite
 from engine.latency.space import sample_cells
-from engine.tools.tile_sweep import VARIANTS, main, sweep_model, variant
+from engine.tools.tile_sweep import main, sweep_model, variant
 
 
 def test_a_variant_replaces_its_rows_and_restores_them():
@@ -44,5 +44,7 @@ def test_missing_model_is_one_line(capsys):
     assert "no such model: no/such.tflite" in capsys.readouterr().err
 
 
-def test_variant_names_are_unique_rows():
-    assert "table" not in VARIANTS and all(rows for rows in VARIANTS.values())
+def test_unknown_variant_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([__file__, "--variants", "gemm 9x9x9"])
+    assert exc.value.code == 2 and "unknown ['gemm 9x9x9']" in capsys.readouterr().err

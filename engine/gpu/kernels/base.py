@@ -31,9 +31,15 @@ class Binding:
 
     role: str  # "in" | "out" | "const"
     tensor: int = -1  # tensor id for "in"/"out"
-    data: np.ndarray | None = None  # packed float32 constants for "const"
+    data: np.ndarray | None = None  # packed constants for "const"
     space: str = "storage"  # "storage" or "uniform" for "const"
-    dtype: str = "storage"  # "const" data type: the storage precision, "f32" or "i32" always
+    dtype: str = "storage"  # "const" data type: the storage precision, or FIXED_DTYPES's
+
+
+# "const" data types that do not follow the storage precision (4 bytes each): f32 where a
+# kernel wants full precision at fp16, i32 for the compact set's shapes (params.py).
+FIXED_DTYPES = {"f32": np.float32, "i32": np.int32}
+MAX_GROUPS = 65535  # WebGPU's minimum maxComputeWorkgroupsPerDimension
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.kernels.base import Binding
+from engine.gpu.kernels.base import MAX_GROUPS, Binding, ceil_div
 
 # The shared kernels' work group: 64 invocations along a flat index over the outputs.
 GROUP = 64
-MAX_GROUPS = 65535  # WebGPU's minimum max-compute-workgroups-per-dimension
 
 
 class Params:
@@ -54,6 +53,6 @@ class Params:
 
 def flat_grid(count: int) -> tuple[int, int, int]:
     """Work groups of GROUP invocations covering `count` outputs (shaders/engine/params.wgsl
-    `flat_index`): one row of groups, more rows past the per-dimension limit."""
-    groups = max(1, -(-count // GROUP))
-    return min(groups, MAX_GROUPS), -(-groups // MAX_GROUPS), 1
+    `main`): one row of groups, more rows past the per-dimension limit."""
+    groups = max(1, ceil_div(count, GROUP))
+    return min(groups, MAX_GROUPS), ceil_div(groups, MAX_GROUPS), 1

@@ -22,6 +22,7 @@ from engine.errors import ModelError
 from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
+    MAX_GROUPS,
     Binding,
     BuildContext,
     Dispatch,
@@ -37,7 +38,6 @@ from engine.model.layout import phwc4_shape
 from engine.reference import registry as reference
 
 WG = 64  # invocations per work group, 1-D over the output vec4
-MAX_GROUPS = 65535  # WebGPU's minimum maxComputeWorkgroupsPerDimension
 MAX_STORAGE = 8  # WebGPU's minimum maxStorageBuffersPerShaderStage
 FLOAT = ("float32", "float16")  # the engine stores floats only
 BX = 4  # output vec4 per invocation along x: 20-25% faster than 1 on lavapipe (see report)

@@ -125,13 +125,14 @@ class GemmTile:
 #   first sweep: conv1x1's kernel 1.13 / 1.37 / 0.74; (64,4,4) k4 (the textbook tile this
 #   row held before any GPU was measured) 0.92 / 0.95 / 0.64; the same with storage
 #   weights 0.73 / 0.61 / 0.53; (64,4,2) k4 0.66 / 0.58 / 0.53; (128,2,2) k8 0.57 / 0.50 /
-#   0.47 (texture storage alike);
+#   0.47 (textures 0.68 / 0.85 / 0.69: (64,4,2) k4's 0.78 won face landmark there);
 #   second sweep: (128,2,2) k8 0.64 / 0.61 / 0.74; with storage weights 0.57 / 0.51 /
 #   0.65 (textures 0.71 / 0.68 / 0.77 vs 0.83 / 0.80 / 0.88); (128,2,1) k8 0.56 / 0.52 /
 #   0.64 (textures: 0.86 on selfie); (64,2,2), (256,1,2), (128,1,2), k16: slower.
 # These models' layers are small (<= 16K pixels, <= 32 slices): fewer outputs per group
 # and invocation keep more of the 132 SMs busy; a storage buffer's loads beat a uniform
-# block's there (both sweeps, every model and storage kind).
+# block's there (every model and kind of the second and third sweeps; in the first, 10%+
+# on buffers and face textures, a tie on selfie's textures).
 GEMM_TILES: dict[str, GemmTile | None] = {
     "llvmpipe": None,
     "swiftshader": None,
@@ -198,14 +199,21 @@ class ReduceTile:
     min_pixels: int
     wg: int
 
+    def __post_init__(self) -> None:
+        if self.wg < 1 or self.wg & (self.wg - 1):  # mean.wgsl halves the tree each step
+            raise ValueError(f"ReduceTile work group {self.wg}: not a power of two")
+
 
 # Measured on lavapipe (ms): 7x7x1152 serial 0.035 vs tree(64) 0.54; 128x128x16 tree(16)
 # 0.075 vs tree(64) 0.14 vs serial 0.15. Barriers are dear on a CPU, few slices starve.
 REDUCE_TILE = ReduceTile(1024, 16)
 # NVIDIA H100 (the second tile_sweep run above), selfie segmentation's "other" family
-# (9 global pools, the largest 128x128x16, plus adds, muls, resize, transposed conv), GPU
+# (10 global pools of 256-16,384 pixels, plus adds, muls, resize, transposed conv), GPU
 # ms, buffers / textures: (1024, 16) 1.36 / 1.27; (64, 64) 0.41 / 0.42; (64, 256) 0.28 /
 # 0.33; (256, 1024) 0.26 / 0.32. One work group per slice: a wide tree hides the loads.
+# 256, not 1024: within 8% of it, and WebGPU's default limit of invocations per work
+# group (many adapters stop there). The 64-pixel threshold was not measured (no pool of
+# these models is smaller than 256 pixels): below it a tree would be mostly idle.
 REDUCE_TILES: dict[str, ReduceTile] = {"gpu": ReduceTile(64, 256)}
 
 
