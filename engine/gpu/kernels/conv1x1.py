@@ -34,7 +34,7 @@ from engine.gpu.kernels.common import (
 )
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.gpu.kernels.gemm import build_gemm
-from engine.gpu.kernels.params import GROUP, Params, flat_grid
+from engine.gpu.kernels.params import GROUP, Params, fixed_bindings, flat_grid
 from engine.gpu.kernels.tiles import conv1x1_slices, gemm_tile, quad_weights
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
@@ -186,14 +186,9 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
     output vec4 per invocation, shapes in a uniform: one pipeline for every 1x1 layer with
     the same storage kinds, gate and epilogue (not a tiled GEMM: long code)."""
     src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
-    w = graph.tensors[op.inputs[1]].data
-    packed = pack_conv_weights(w).reshape(-1)
-    biases = pack_bias(optional_input(op, graph, 2), dst.c).reshape(-1)
     pixels = dst.rows * dst.w
     params = Params()
-    for name, value in (("pixels", pixels), ("out_w", dst.w), ("src_slices", src.s),
-                        ("dst_slices", dst.s)):  # fmt: skip
-        params.add(name, "u32", value)
+    params.add_all("u32", pixels=pixels, out_w=dst.w, src_slices=src.s, dst_slices=dst.s)
     src_arg = params.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
     dst_arg = params.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
     gate = op.attrs.get("input_scale")
@@ -213,12 +208,10 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
         group=GROUP,
         steps=steps,
     )
+    weights = pack_conv_weights(graph.tensors[op.inputs[1]].data)
+    bias = pack_bias(optional_input(op, graph, 2), dst.c)
     bindings = (
-        Binding("in", tensor=op.inputs[0]),
-        Binding("out", tensor=op.outputs[0]),
-        Binding("const", data=packed, space="storage", dtype="f32"),
-        Binding("const", data=biases, space="storage", dtype="f32"),
-        params.binding(),
+        *fixed_bindings(op, weights, bias, params),
         *([Binding("in", tensor=gate)] if gate is not None else []),
         *extra,
     )

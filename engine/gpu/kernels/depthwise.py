@@ -37,7 +37,7 @@ from engine.gpu.kernels.common import (
     workgroup_for,
 )
 from engine.gpu.kernels.conv import conv_padding, pack_bias
-from engine.gpu.kernels.params import GROUP, Params, flat_grid
+from engine.gpu.kernels.params import GROUP, Params, fixed_bindings, flat_grid
 from engine.gpu.kernels.tiles import depthwise_tile
 from engine.gpu.kernels.wg import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
@@ -206,18 +206,16 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
     a = op.attrs
     mult = _multiplier(op, graph)
     params = Params()
-    for name, value in (
-        ("in_w", src.w), ("in_h", src.h), ("kh", kh), ("kw", kw),
-        ("stride_h", a["stride_h"]), ("stride_w", a["stride_w"]),
-        ("dil_h", a.get("dilation_h_factor", 1)), ("dil_w", a.get("dilation_w_factor", 1)),
-        ("pad_top", top), ("pad_left", left),
-    ):  # fmt: skip
-        params.add(name, "i32", value)
-    for name, value in (
-        ("in_plane", src.rows * src.w), ("in_c", src.c), ("mult", mult),
-        ("out_w", dst.w), ("out_h", dst.h), ("out_rows", dst.rows), ("dst_slices", dst.s),
-    ):  # fmt: skip
-        params.add(name, "u32", value)
+    params.add_all(
+        "i32", in_w=src.w, in_h=src.h, kh=kh, kw=kw,
+        stride_h=a["stride_h"], stride_w=a["stride_w"],
+        dil_h=a.get("dilation_h_factor", 1), dil_w=a.get("dilation_w_factor", 1),
+        pad_top=top, pad_left=left,
+    )  # fmt: skip
+    params.add_all(
+        "u32", in_plane=src.rows * src.w, in_c=src.c, mult=mult,
+        out_w=dst.w, out_h=dst.h, out_rows=dst.rows, dst_slices=dst.s,
+    )  # fmt: skip
     src_arg = params.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
     dst_arg = params.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
     steps, extra = epilogue.build(
@@ -235,19 +233,8 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
         group=GROUP,
         steps=steps,
     )
-    bindings = (
-        Binding("in", tensor=op.inputs[0]),
-        Binding("out", tensor=op.outputs[0]),
-        Binding("const", data=pack_depthwise_weights(w).reshape(-1), space="storage", dtype="f32"),
-        Binding(
-            "const",
-            data=pack_bias(optional_input(op, graph, 2), dst.c).reshape(-1),
-            space="storage",
-            dtype="f32",
-        ),  # fmt: skip
-        params.binding(),
-        *extra,
-    )
+    bias = pack_bias(optional_input(op, graph, 2), dst.c)
+    bindings = (*fixed_bindings(op, pack_depthwise_weights(w), bias, params), *extra)
     return Dispatch("depthwise", source, bindings, flat_grid(dst.w * dst.rows * dst.s))
 
 

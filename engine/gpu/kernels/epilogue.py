@@ -97,12 +97,14 @@ def build(
             arg_ = tensor_arg(ctx, name, number, arg, "read")
             if params is not None:
                 arg_ = params.add_tiles(arg_)
+        bound = ""  # the slice bound of a channel-padded operand, a WGSL u32 expression
         if guard and params is not None:
             params.add(f"{name}_guard", "u32", guard)
-        # the slice bound of a channel-padded operand, a WGSL u32 expression ("": none)
-        guard = "" if not guard else f"G.{name}_guard" if params is not None else f"{guard}u"
+            bound = f"G.{name}_guard"
+        elif guard:
+            bound = f"{guard}u"
         steps.append({"kind": kind, "name": name, "index": index, "x": coords[0],
-                      "row": coords[1], "guard": guard, "binding": number,
+                      "row": coords[1], "guard": bound, "binding": number,
                       "tensor": arg_, "taps": taps})  # fmt: skip
         bindings.append(binding)
     if out.c % 4 and any(st["kind"] == "act" and "sigmoid" in st["expr"] for st in steps):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu.kernels.base import MAX_GROUPS, Binding, ceil_div
+from engine.model.ir import Op
 
 # The shared kernels' work group: 64 invocations along a flat index over the outputs.
 GROUP = 64
@@ -33,6 +34,11 @@ class Params:
         self.fields.append((name, wgsl_type))
         self.values.append(int(value))
 
+    def add_all(self, wgsl_type: str, **values: int) -> None:
+        """Several fields of one type, in the order given."""
+        for name, value in values.items():
+            self.add(name, wgsl_type, value)
+
     def add_tiles(self, arg: dict) -> dict:
         """`arg` (a tensor_arg) reading its texture tiles from G, when it is a texture:
         (across, down, width, rows) as in BuildContext.texture_tiles; an unfolded texture
@@ -40,15 +46,26 @@ class Params:
         if arg["kind"] != "texture":
             return arg
         across, down, w, rows = arg["tiles"] or (1, 1, 0, 0)
-        for field, value in zip(
-            ("across", "down", "tw", "th"), (across, down, w, rows), strict=True
-        ):
-            self.add(f"{arg['name']}_{field}", "u32", value)
+        name = arg["name"]
+        self.add_all("u32", **{f"{name}_across": across, f"{name}_down": down,
+                               f"{name}_tw": w, f"{name}_th": rows})  # fmt: skip
         return {**arg, "param": True}
 
     def binding(self) -> Binding:
         data = np.array(self.values, np.int32)
         return Binding("const", data=data, space="uniform", dtype="i32")
+
+
+def fixed_bindings(op: Op, weights: np.ndarray, bias: np.ndarray, params: Params) -> tuple:
+    """Bindings 0-4 of the shared kernels (their templates declare them so): input,
+    output, f32 weights and bias in storage, the uniform G."""
+    return (
+        Binding("in", tensor=op.inputs[0]),
+        Binding("out", tensor=op.outputs[0]),
+        Binding("const", data=weights.reshape(-1), space="storage", dtype="f32"),
+        Binding("const", data=bias.reshape(-1), space="storage", dtype="f32"),
+        params.binding(),
+    )
 
 
 def flat_grid(count: int) -> tuple[int, int, int]:
