@@ -121,9 +121,9 @@ def sweep_model(path: str, names: list[str], storage: str, rounds: int) -> dict:
 
     graph = load_tflite(path)
     feeds = random_feeds(graph)
-    engines = {}
+    engines, adapter = {}, _adapter_class()
     for name in names:
-        with variant(_adapter_class(), name):
+        with variant(adapter, name):
             engines[name] = Engine(graph, storage=storage)
     want = engines["table"].run(feeds)
     samples: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names}
@@ -180,12 +180,14 @@ def markdown(report: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="tile_sweep", description=__doc__.splitlines()[0])
     p.add_argument("models", nargs="+")
-    p.add_argument("--storage", default="buffer", help="buffer or texture (buffer)")
+    p.add_argument("--storage", default="buffer", choices=("buffer", "texture"))
     p.add_argument("--rounds", type=int, default=9, help="alternating rounds (9)")
     p.add_argument("--only", choices=TABLES, action="append", help="these tables' variants")
     p.add_argument("--variants", help="comma list of variant names (default: every one)")
     p.add_argument("--json", type=Path, help="write the report as JSON")
     args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error("--rounds must be >= 1")
     missing = [m for m in args.models if not Path(m).exists()]
     if missing:
         print(f"tile_sweep: no such model: {', '.join(missing)}", file=sys.stderr)

@@ -48,3 +48,10 @@ def test_unknown_variant_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exc:
         main([__file__, "--variants", "gemm 9x9x9"])
     assert exc.value.code == 2 and "unknown ['gemm 9x9x9']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--storage", "tiles"], ["--rounds", "0"]])
+def test_bad_options_are_usage_errors(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([__file__, *argv])
+    assert exc.value.code == 2 and "usage:" in capsys.readouterr().err
