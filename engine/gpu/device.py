@@ -5,7 +5,7 @@
   a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL);
 - the device is requested with the optional features the engine can use
   (shader-f16, timestamp-query, subgroup) and the adapter's own limits;
-- before the first device, wgpu-py's C types are parsed in one go (ffi_types.py);
+- before the first device, wgpu-py's header comes precompiled from the cache (wgpu_abi.py);
 - no adapter at all -> DeviceError saying how to install a Vulkan driver;
 - a lost device (driver reset, `device.destroy()`): `is_device_lost()` tells it from other
   errors, `device_guard()` turns it into DeviceLostError, and `shared_context()` replaces
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from engine.config import settings
 from engine.errors import DeviceError, DeviceLostError
-from engine.gpu.ffi_types import preparse as preparse_wgpu_types
+from engine.gpu import wgpu_abi
 
 INSTALL_HINT = (
     "install a Vulkan driver: on Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers` "
@@ -108,7 +108,7 @@ class GpuContext:
                 features=frozenset(device.features),
                 limits=dict(device.limits),
             )
-        preparse_wgpu_types()  # 0.5 s of pycparser otherwise (engine/gpu/ffi_types.py)
+        wgpu_abi.install()  # 0.1-0.7 s of pycparser otherwise (engine/gpu/wgpu_abi.py)
         chosen = pick_adapter(adapter or settings().adapter)
         wanted = [f for f in OPTIONAL_FEATURES if f in chosen.features]
         limits = {
