@@ -2,9 +2,11 @@
 
 - `run(feeds, sync)`: upload inputs (HWC -> PHWC4 on the GPU), every dispatch of a GPU
   segment in one compute pass and one submit, outputs converted back on the GPU, one
-  wait (engine/gpu/sync.py: `sleep` blocks, `spin` polls). A CPU step (an op without a
-  GPU kernel) ends the pass: submit, wait, read its inputs back, run the reference
-  kernel, upload its outputs, go on in a new pass;
+  wait (engine/gpu/sync.py: `sleep` blocks, `spin` polls). The adapter class's submit
+  plan (engine/gpu/submits.py) may submit part of the work early, without waiting, so a
+  GPU computes while the rest is recorded. A CPU step (an op without a GPU kernel) ends
+  the pass: submit, wait, read its inputs back, run the reference kernel, upload its
+  outputs, go on in a new pass;
 - `encode(encoder)`: the model into the caller's encoder, one compute pass, no transfers
   (the GPU-resident path: inputs already in their buffers, outputs read by later passes);
 - `profile(feeds)`: GPU ms per dispatch, each in a pass of its own with timestamps.
@@ -21,6 +23,7 @@ from engine.errors import DeviceError, ModelError
 from engine.gpu.compile import CpuStep, cpu_kernel
 from engine.gpu.io import GraphIO, check_feeds, read_tensor, write_tensor
 from engine.gpu.resources import Resources, Segment
+from engine.gpu.submits import SubmitPlan, submit_plan
 from engine.gpu.sync import Fence, check_sync, wait_mapped
 from engine.gpu.timestamps import PassTimer
 from engine.model.ir import tensors_read
@@ -54,6 +57,18 @@ class Runtime:
         self.res, self.io, self.device = res, io, res.device
         self.graph = res.program.graph
         self.fence = Fence(self.device)
+        self.submits = submit_plan(res.ctx.info)
+
+    @property
+    def submits(self) -> SubmitPlan:
+        return self._submits
+
+    @submits.setter
+    def submits(self, plan: SubmitPlan) -> None:
+        """Replace the adapter class's plan (engine.tools.submit_sweep compares plans)."""
+        total = len(self.io.inputs) + len(self.io.outputs)
+        total += sum(len(s.dispatches) for s in self.res.steps if isinstance(s, Segment))
+        self._submits, self._early = plan, plan.points(total)
 
     def run(self, feeds, sync: str) -> tuple[dict[str, np.ndarray], RunStats]:
         check_sync(sync)
@@ -64,17 +79,19 @@ class Runtime:
         stats.uploads += len(values)
         encoder = self.device.create_command_encoder()
         pass_ = encoder.begin_compute_pass()
-        record(pass_, [self.io.inputs[t][1] for t in values], stats)
+        inputs = [self.io.inputs[t][1] for t in values]
+        encoder, pass_ = self._record(encoder, pass_, inputs, stats)
         for step in self.res.steps:
             if isinstance(step, Segment):
-                record(pass_, step.dispatches, stats)
+                encoder, pass_ = self._record(encoder, pass_, step.dispatches, stats)
                 continue
             pass_.end()  # CPU fallback: finish what is queued, run the op, go on
             self._submit_and_wait(encoder, sync, stats)
             self._run_on_cpu(step.op_index, stats)
             encoder = self.device.create_command_encoder()
             pass_ = encoder.begin_compute_pass()
-        record(pass_, [convert for _, _, convert in self.io.outputs.values()], stats)
+        outputs = [convert for _, _, convert in self.io.outputs.values()]
+        encoder, pass_ = self._record(encoder, pass_, outputs, stats)
         pass_.end()
         self.io.copy_outputs(encoder)
         stats.encode_ms += (time.perf_counter() - t0) * 1e3
@@ -83,6 +100,22 @@ class Runtime:
         stats.readbacks += len(result)
         stats.total_ms = (time.perf_counter() - t0) * 1e3
         return result, stats
+
+    def _record(self, encoder, pass_, dispatches, stats: RunStats):
+        """record() with the submit plan's early submits (no wait: the queue keeps order).
+        Returns the encoder and pass to go on with."""
+        if not self._early:
+            record(pass_, dispatches, stats)
+            return encoder, pass_
+        for d in dispatches:
+            record(pass_, (d,), stats)
+            if stats.dispatches in self._early:
+                pass_.end()
+                self.device.queue.submit([encoder.finish()])
+                stats.submits += 1
+                encoder = self.device.create_command_encoder()
+                pass_ = encoder.begin_compute_pass()
+        return encoder, pass_
 
     def encode(self, encoder) -> RunStats:
         if any(isinstance(step, CpuStep) for step in self.res.steps):

@@ -1,0 +1,63 @@
+"""When run() hands its recorded dispatches to the GPU: all in one submit at the end, or
+some early, so the GPU starts on them while Python records the rest.
+
+Recording is Python (wgpu-py: 3 calls a dispatch, 5-10 µs), and on a real GPU it is as
+long as the GPU work itself: on an NVIDIA H100 face detection records 46 dispatches in
+0.3-0.4 ms and computes them in 0.40 ms. With one submit the two add up; with an early
+submit they overlap. TFLite's GPU delegate flushes periodically on some GPUs for the same
+reason. Every submit costs a pass end, a command buffer and a queue call, and a CPU
+adapter computes on the cores that record, so the plan is a row per adapter class (like
+the tile tables: fixed, copied in by hand with the measurement that chose it), never a
+timing taken at run time. `python -m engine.tools.submit_sweep` measures rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.gpu.adapters import CLASSES, adapter_class
+
+
+@dataclass(frozen=True)
+class SubmitPlan:
+    """Submit after the first `first` dispatches of a run, then after every `every` more
+    (None: no early submit / no more after the first one). The last submit, with the
+    outputs' readback, is always at the end."""
+
+    first: int | None = None
+    every: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("first", "every"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"SubmitPlan.{name} must be >= 1 or None, got {value}")
+        if self.first is None and self.every is not None:
+            raise ValueError("SubmitPlan.every needs a first submit")
+
+    def points(self, total: int) -> frozenset[int]:
+        """The dispatch counts (1-based) after which a run of `total` dispatches submits
+        early; never at `total` itself (the final submit follows anyway)."""
+        if self.first is None:
+            return frozenset()
+        marks = [self.first]
+        while self.every is not None and marks[-1] + self.every < total:
+            marks.append(marks[-1] + self.every)
+        return frozenset(m for m in marks if m < total)
+
+    def label(self) -> str:
+        if self.first is None:
+            return "one submit"
+        return f"first {self.first}" + (f", every {self.every}" if self.every else "")
+
+
+ONE_SUBMIT = SubmitPlan()
+
+# CPU adapters compute on the cores that record: nothing to overlap, one submit.
+# gpu: not measured yet, one submit.
+SUBMITS: dict[str, SubmitPlan] = {cls: ONE_SUBMIT for cls in CLASSES}
+
+
+def submit_plan(info: dict) -> SubmitPlan:
+    """The row for an adapter (wgpu's adapter.info)."""
+    return SUBMITS[adapter_class(info)]
