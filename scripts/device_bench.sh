@@ -26,6 +26,10 @@
 #   tiles       tile_sweep: GEMM, depthwise and reduce tile rows for this adapter class
 #   kernels     kernel_bench --baseline: GFLOP/s per kernel family, issue 12's kernels vs before
 #   pytest      the GPU op and model tests that matter most on a new adapter class
+#   startup     first_result: fresh process to first result, cold and warm caches, both
+#               kernel sets beside LiteRT GPU
+#   submits     submit_sweep: early-submit plans beside LiteRT GPU (fp32, then fp16)
+#   abi         the prebuilt wgpu header and early-submit tests (cffi differs there)
 # Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
 # stdout. With PACK=FILE (the device tool: PACK=$OUT/results.tgz) $RES is packed into FILE
 # after every step, so a run cut off at its time limit still returns the steps it finished
@@ -127,6 +131,24 @@ step_pytest() {
     tests/gpu/test_depthwise.py tests/gpu/test_models.py tests/gpu/test_compact_kernels.py \
     tests/gpu/test_pooling.py tests/gpu/test_tiles.py \
     --junitxml "$RES/pytest.xml" 2>&1 | tail -40 | tee "$RES/pytest.log"
+}
+
+step_startup() {
+  cli 300 engine.tools.first_result "${MODELS[@]}" --kernels optimized compact --litert \
+    --cache cold warm --rounds 3 --json "$RES/first-result.json" | tee "$RES/first-result.md"
+}
+
+step_submits() {
+  cli 90 engine.tools.submit_sweep "${MODELS[@]}" --litert --json "$RES/submits-fp32.json" \
+    | tee "$RES/submits-fp32.md"
+  cli 60 engine.tools.submit_sweep "${MODELS[@]}" --litert --precision fp16 \
+    --plans none,8,8/32 --json "$RES/submits-fp16.json" | tee "$RES/submits-fp16.md"
+}
+
+step_abi() {
+  timeout 90 "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_wgpu_abi.py \
+    tests/gpu/test_submits.py tests/tools/test_submit_sweep.py 2>&1 | tail -15 |
+    tee "$RES/abi.log"
 }
 
 step_latency() {

@@ -11,9 +11,11 @@ import. `--litert` adds LiteRT's GPU accelerator (ai-edge-litert, a dev dependen
 the same: `CompiledModel.from_file(..., hardware_accel=GPU)`, one run, outputs read.
 Adapter: whatever the engine picks (`VK_ICD_FILENAMES` selects SwiftShader:
 scripts/fetch_swiftshader.sh; LiteRT's Dawn refuses lavapipe).
-- cache cold: a new, empty MESA_SHADER_CACHE_DIR per process, as on a fresh machine
-  (lavapipe compiles each shader at its first dispatch and keeps it there);
-- cache warm: one folder the cold rounds filled, as every later start sees it.
+- cache cold: a new, empty cache folder per process, as on a fresh machine: the driver's
+  shader cache (MESA_SHADER_CACHE_DIR: lavapipe compiles each shader at its first
+  dispatch and keeps it there; __GL_SHADER_DISK_CACHE_PATH: NVIDIA's) and the engine's
+  own (ENGINE_CACHE_DIR: wgpu-py's compiled header, jinja's compiled templates);
+- cache warm: one folder that a first process filled, as every later start sees it.
 `--runs N`: each process then times N more runs (median ms): the steady-state cost.
 Rounds interleave the contenders (per model and round: each contender once, the order
 reversed every other round); rows are medians. The load average before and after is
@@ -86,8 +88,16 @@ print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run
 
 def measure(contender: str, model: str, cache_dir: str, runs: int = 0) -> dict:
     """One fresh process of `contender` ("litert-gpu" or a kernel set) on `model`."""
-    env = {**os.environ, "MESA_SHADER_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
-    env.pop("MESA_SHADER_CACHE_DISABLE", None)
+    folder = Path(cache_dir)
+    # this checkout first, then the caller's path (a device machine's wheels are there)
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "MESA_SHADER_CACHE_DIR": str(folder / "mesa"),
+           "__GL_SHADER_DISK_CACHE_PATH": str(folder / "nvidia"),
+           "ENGINE_CACHE_DIR": str(folder / "engine")}  # fmt: skip
+    for name in ("mesa", "nvidia", "engine"):  # NVIDIA's driver does not make its folder
+        (folder / name).mkdir(exist_ok=True)
+    for knob in ("MESA_SHADER_CACHE_DISABLE", "__GL_SHADER_DISK_CACHE"):
+        env.pop(knob, None)
     if contender == "litert-gpu":
         cmd = [sys.executable, "-c", CHILD_LITERT, model, str(runs)]
     else:
@@ -144,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(d, ignore_errors=True)
     gate = gate.after()
     print(f"fresh process to first result, median of {args.rounds} rounds; {gate.label()}\n")
-    print("| model | contender | Mesa cache | adapter | import s | set-up s | first run s "
+    print("| model | contender | caches | adapter | import s | set-up s | first run s "
           "| total s | / optimized | later runs ms | / optimized |")  # fmt: skip
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
