@@ -136,6 +136,9 @@ step_pytest() {
 step_startup() {
   cli 300 engine.tools.first_result "${MODELS[@]}" --kernels optimized compact --litert \
     --cache cold warm --rounds 3 --json "$RES/first-result.json" | tee "$RES/first-result.md"
+  # do pipelines compile in parallel on this driver? (the default is min(CPUs, 8) threads)
+  ENGINE_COMPILE_THREADS=1 cli 60 engine.tools.first_result "${MODELS[0]}" --kernels optimized \
+    --cache cold --rounds 2 --json "$RES/first-result-1thread.json" | tail -3
 }
 
 step_submits() {

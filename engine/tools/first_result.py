@@ -57,7 +57,8 @@ for _ in range(int(sys.argv[3])):
     e.run(feeds)
     ms.append((time.perf_counter() - t) * 1e3)
 print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run": t3 - t2,
-                  "adapter": e.ctx.name, "run_ms": sorted(ms)[len(ms) // 2] if ms else None}))
+                  "adapter": e.ctx.name, "run_ms": sorted(ms)[len(ms) // 2] if ms else None,
+                  "phases_ms": e.init_ms}))
 """
 
 CHILD_LITERT = """
