@@ -54,8 +54,12 @@ class SubmitPlan:
 ONE_SUBMIT = SubmitPlan()
 
 # CPU adapters compute on the cores that record: nothing to overlap, one submit.
-# gpu: not measured yet, one submit.
+# gpu: an NVIDIA H100 (Vulkan; submit_sweep, data/bench/nvidia-h100/run4-submits-*.json
+# and run5-submits-confirm.json): of 8 plans, after 8 then every 32 was the steadiest;
+# run() 1.06x / 1.08x / 1.13x faster than one submit on face detection / landmark /
+# selfie in a 30-round confirmation (1.15x / 1.09x / 1.08x in the 15-round sweep).
 SUBMITS: dict[str, SubmitPlan] = {cls: ONE_SUBMIT for cls in CLASSES}
+SUBMITS["gpu"] = SubmitPlan(first=8, every=32)
 
 
 def submit_plan(info: dict) -> SubmitPlan:

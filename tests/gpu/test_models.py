@@ -63,7 +63,8 @@ def test_core_model_matches_reference(name, storage, astronaut_rgb):
     for feeds in (_feeds(graph, np.random.default_rng(0)), _astronaut_feeds(graph, astronaut_rgb)):
         engine.poison()
         _assert_close(engine.run(feeds), reference.run(feeds), 1e-4)
-    assert engine.stats.submits == 1
+    # one submit, and the adapter class's early ones (engine/gpu/submits.py): no CPU wait
+    assert engine.stats.submits == 1 + len(engine.runtime.submits.points(engine.stats.dispatches))
     # Transforms fuse activations, residual adds and channel pads: 90 -> 46 ops on face
     # detection, 97 -> 51 face_landmark, 136 -> 80 selfie (dispatches: docs/benchmarks.md).
     assert len(engine.graph.ops) <= 0.6 * len(graph.ops), "transforms should fuse ~half the ops"

@@ -56,7 +56,7 @@ def test_early_submits_leave_a_model_s_outputs_bit_identical():
     once, submits = _run(engine, ONE_SUBMIT, feeds)
     assert submits == 1
     total = engine.stats.dispatches
-    for plan in (SubmitPlan(1, 1), SubmitPlan(8, 16), SubmitPlan(total - 1)):
+    for plan in (SubmitPlan(1, 1), SUBMITS["gpu"], SubmitPlan(total - 1)):  # gpu: what GPUs run
         got, submits = _run(engine, plan, feeds)
         assert submits == 1 + len(plan.points(total))
         assert engine.stats.dispatches == total
