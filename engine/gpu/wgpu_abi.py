@@ -18,9 +18,12 @@ FFI whose `cdef()` checks it is given the header the tables were built from and
 from_buffer, dlopen, NULL) is cffi's, unchanged.
 
 Anything unexpected (wgpu-py already imported, a header that differs, a cffi whose
-output looks different, an unwritable cache: then a temporary folder) leaves wgpu-py's
-own import to run as it always did: slower, never different. tests/gpu/test_wgpu_abi.py
-checks that every struct has the same size and field offsets both ways.
+output looks different) leaves wgpu-py's own import to run as it always did: slower,
+never different. An unwritable cache only means every start builds the tables again; a
+damaged file is rebuilt. The file is run with exec() like any module: it is as trusted as
+the rest of the user's cache (and the .pyc files Python writes there).
+tests/gpu/test_wgpu_abi.py checks that every struct has the same size and field offsets
+both ways.
 """
 
 from __future__ import annotations
