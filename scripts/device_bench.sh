@@ -29,7 +29,8 @@
 #   startup     first_result: fresh process to first result, cold and warm caches, both
 #               kernel sets beside LiteRT GPU
 #   submits     submit_sweep: early-submit plans beside LiteRT GPU (fp32, then fp16)
-#   abi         the prebuilt wgpu header and early-submit tests (cffi differs there)
+#   abi         the prebuilt wgpu header, early-submit and recorder tests (cffi differs there)
+#   recording   submit_sweep: direct vs wgpu-py recording, one submit and the class's plan
 # Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
 # stdout. With PACK=FILE (the device tool: PACK=$OUT/results.tgz) $RES is packed into FILE
 # after every step, so a run cut off at its time limit still returns the steps it finished
@@ -153,8 +154,13 @@ step_submits() {
 
 step_abi() {
   timeout 90 "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_wgpu_abi.py \
-    tests/gpu/test_submits.py tests/tools/test_submit_sweep.py 2>&1 | tail -15 |
-    tee "$RES/abi.log"
+    tests/gpu/test_submits.py tests/gpu/test_recorder.py tests/tools/test_submit_sweep.py \
+    2>&1 | tail -15 | tee "$RES/abi.log"
+}
+
+step_recording() {
+  cli 120 engine.tools.submit_sweep "${MODELS[@]}" --litert --plans none,8/32 \
+    --recording direct,wgpu-py --rounds 30 --json "$RES/recording.json" | tee "$RES/recording.md"
 }
 
 step_latency() {

@@ -27,6 +27,7 @@ from engine.gpu.compile import CpuStep, Program
 from engine.gpu.device import GpuContext, create_compute_pipeline
 from engine.gpu.kernels.base import Binding, Dispatch
 from engine.gpu.progress import report
+from engine.gpu.recorder import native_handles
 from engine.gpu.storage import TextureView, View, allocate, allocate_textures
 from engine.gpu.weights import constant_bytes
 from engine.precision import Precision
@@ -35,13 +36,18 @@ from engine.precision import precision as precision_of
 
 @dataclass(frozen=True)
 class Prepared:
-    """A dispatch ready to record: pipeline, bind group, work group count."""
+    """A dispatch ready to record: pipeline, bind group, work group count (and their
+    native handles, for recorder.py's direct calls)."""
 
     pipeline: object
     group: object
     grid: tuple[int, int, int]
     op_index: int = -1  # -1: a graph input/output conversion
     kernel: str = ""
+    native: tuple | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "native", native_handles(self.pipeline, self.group))
 
 
 @dataclass

@@ -22,6 +22,7 @@ import numpy as np
 from engine.errors import DeviceError, ModelError
 from engine.gpu.compile import CpuStep, cpu_kernel
 from engine.gpu.io import GraphIO, check_feeds, read_tensor, write_tensor
+from engine.gpu.recorder import record
 from engine.gpu.resources import Resources, Segment
 from engine.gpu.submits import SubmitPlan, submit_plan
 from engine.gpu.sync import Fence, check_sync, wait_mapped
@@ -58,6 +59,7 @@ class Runtime:
         self.graph = res.program.graph
         self.fence = Fence(self.device)
         self.submits = submit_plan(res.ctx.info)
+        self.direct_recording = True  # recorder.py; False: through wgpu-py's methods
 
     @property
     def submits(self) -> SubmitPlan:
@@ -104,11 +106,12 @@ class Runtime:
     def _record(self, encoder, pass_, dispatches, stats: RunStats):
         """record() with the submit plan's early submits (no wait: the queue keeps order).
         Returns the encoder and pass to go on with."""
+        direct = self.direct_recording
         if not self._early:
-            record(pass_, dispatches, stats)
+            record(pass_, dispatches, stats, direct)
             return encoder, pass_
         for d in dispatches:
-            record(pass_, (d,), stats)
+            record(pass_, (d,), stats, direct)
             if stats.dispatches in self._early:
                 pass_.end()
                 self.device.queue.submit([encoder.finish()])
@@ -126,7 +129,7 @@ class Runtime:
         stats = RunStats()
         pass_ = encoder.begin_compute_pass()
         for segment in self.res.segments:
-            record(pass_, segment.dispatches, stats)
+            record(pass_, segment.dispatches, stats, self.direct_recording)
         pass_.end()
         return stats
 
@@ -190,12 +193,3 @@ class Runtime:
                                  f"{list(declared.shape)}, the op made {list(np.shape(value))}")  # fmt: skip
             write_tensor(res, t, value)
             stats.uploads += 1
-
-
-def record(pass_, dispatches, stats: RunStats) -> None:
-    """Record prepared dispatches into a compute pass."""
-    for d in dispatches:
-        pass_.set_pipeline(d.pipeline)
-        pass_.set_bind_group(0, d.group)
-        pass_.dispatch_workgroups(*d.grid)
-        stats.dispatches += 1

@@ -24,8 +24,9 @@ from __future__ import annotations
 import os
 
 from engine.gpu.progress import report
+from engine.gpu.recorder import record
 from engine.gpu.resources import Resources
-from engine.gpu.runtime import RunStats, record
+from engine.gpu.runtime import RunStats
 from engine.gpu.sync import Fence
 
 _scratch: dict[int, object] = {}  # id(device) -> its scratch GpuContext

@@ -9,10 +9,13 @@ Engine per model, in one process:
   and inputs is one more contender, so its ratio is measured side by side;
 - contenders interleaved (engine/tools/bench/ab.py): rounds of `--block` runs each, the
   order reversed every other round; medians over all runs;
-- every plan's outputs must equal one submit's bit for bit (an error otherwise).
+- `--recording direct,wgpu-py`: each plan also with dispatches recorded through wgpu-py's
+  methods instead of wgpu-native's functions (engine/gpu/recorder.py);
+- every contender's outputs must equal the first's bit for bit (an error otherwise).
 
     python -m engine.tools.submit_sweep MODEL... [--plans none,8,8/32] [--rounds 15]
-        [--block 10] [--litert] [--precision fp32|fp16] [--json F]
+        [--block 10] [--litert] [--precision fp32|fp16] [--recording direct,wgpu-py]
+        [--json F]
 
 Plans: "none" (one submit at the end), "F" (one early submit after F dispatches),
 "F/E" (after F, then every E). Timings decide nothing here: a winning plan is copied
@@ -51,8 +54,10 @@ def parse_plan(text: str) -> SubmitPlan:
 
 
 def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int,
-                litert: bool, precision: str = "fp32") -> dict:  # fmt: skip
-    """One model: each plan's median run() ms (and LiteRT GPU's), outputs checked."""
+                litert: bool, precision: str = "fp32",
+                recordings: tuple[str, ...] = ("direct",)) -> dict:  # fmt: skip
+    """One model: each plan's (and recording's) median run() ms, LiteRT GPU's beside,
+    outputs checked."""
     from engine.gpu.engine import Engine
     from engine.tools.bench.ab import interleave
     from engine.tools.bench.engine_runner import random_feeds
@@ -62,9 +67,9 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
     feeds = random_feeds(engine.source_graph)
     stats: dict[str, dict] = {}
 
-    def runner(name: str, plan: SubmitPlan):
+    def runner(name: str, plan: SubmitPlan, direct: bool):
         def run():
-            engine.runtime.submits = plan
+            engine.runtime.submits, engine.runtime.direct_recording = plan, direct
             out = engine.run(feeds)
             stats[name] = {"submits": engine.stats.submits, "encode_ms": engine.stats.encode_ms,
                            "wait_ms": engine.stats.wait_ms}  # fmt: skip
@@ -72,12 +77,17 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
 
         return run
 
-    runs = {name: runner(name, plan) for name, plan in plans.items()}
-    want = runs[next(iter(plans))]()
+    runs = {}
+    for recording in recordings:
+        for text, plan in plans.items():
+            name = text if recording == "direct" else f"{text} {recording}"
+            runs[name] = runner(name, plan, recording == "direct")
+    first = next(iter(runs))
+    want = runs[first]()
     for name, run in runs.items():  # warm-up, and the outputs must not move
         got = run()
         if any(not np.array_equal(got[k], want[k]) for k in want):
-            raise EngineError(f"{Path(path).stem}: plan {name} changed the outputs")
+            raise EngineError(f"{Path(path).stem}: {name} changed the outputs")
     peer = None
     if litert:
         peer = litert_gpu_row(ModelSource(Path(path).stem, Path(path).read_bytes(), path),
@@ -85,7 +95,7 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
         if peer.get("status") == "ok":
             runs["litert-gpu"] = peer["_run"]
     ab = interleave(runs, rounds, block)
-    base = ab["medians"][next(iter(plans))]
+    base = ab["medians"][first]
     rows = []
     for name in runs:
         med = ab["medians"][name]
@@ -130,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--litert", action="store_true", help="add LiteRT's GPU accelerator")
     p.add_argument("--precision", default="fp32", choices=PRECISIONS,
                    help="the engine's (LiteRT's GPU accelerator computes in fp16)")  # fmt: skip
+    p.add_argument("--recording", default="direct",
+                   help="comma list of direct | wgpu-py: how dispatches are recorded "
+                        "(engine/gpu/recorder.py); each plan runs with each")  # fmt: skip
     p.add_argument("--json", type=Path, help="write the report as JSON")
     args = p.parse_args(argv)
     if args.rounds < 1 or args.block < 1:
@@ -140,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--plans: {exc}")
     if not plans:
         p.error("--plans: give at least one plan")
+    recordings = tuple(r.strip() for r in args.recording.split(",") if r.strip())
+    if not recordings or not set(recordings) <= {"direct", "wgpu-py"}:
+        p.error(f"--recording: {args.recording!r}: expected direct and/or wgpu-py")
     missing = [m for m in args.models if not Path(m).is_file()]
     if missing:
         print(f"submit_sweep: no such model: {', '.join(missing)}", file=sys.stderr)
@@ -154,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in args.models:
             print(f"submit_sweep: {Path(path).stem}: {len(plans)} plans", file=sys.stderr)
             models.append(sweep_model(path, plans, args.rounds, args.block, args.litert,
-                                      args.precision))  # fmt: skip
+                                      args.precision, recordings))  # fmt: skip
     except EngineError as exc:
         print(f"submit_sweep: {exc}", file=sys.stderr)
         return 2
