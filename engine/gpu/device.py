@@ -108,7 +108,7 @@ class GpuContext:
                 features=frozenset(device.features),
                 limits=dict(device.limits),
             )
-        wgpu_abi.install()  # 0.1-0.7 s of pycparser otherwise (engine/gpu/wgpu_abi.py)
+        wgpu_abi.install()  # wgpu-py's header precompiled and cached (engine/gpu/wgpu_abi.py)
         chosen = pick_adapter(adapter or settings().adapter)
         wanted = [f for f in OPTIONAL_FEATURES if f in chosen.features]
         limits = {

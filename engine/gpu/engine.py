@@ -1,4 +1,4 @@
-"""The engine: a model compiled once for one WebGPU device, then run with one submit.
+"""The engine: a model compiled once for one WebGPU device, then run with one wait.
 
     engine = Engine.from_tflite("models/face_landmark.tflite")
     outputs = engine.run({"input_1": x})

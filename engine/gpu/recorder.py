@@ -5,9 +5,12 @@ wgpu-py wraps every pass call in Python: argument handling, a `uint32_t[]` alloc
 set_bind_group's (empty) dynamic offsets, and an error-capture context around the C call.
 That is 2.7 µs a dispatch on this project's CPUs (0.8 µs direct) and 5-10 µs on the H100
 host: on small models as long as the GPU's own work, and paid on every frame. The direct
-calls lose no error: wgpu-native checks a pass's commands when its encoder finishes
-(`wgpuCommandEncoderFinish`, still called through wgpu-py, which raises them), as
-tests/gpu/test_recorder.py checks with a bind group that does not fit its pipeline.
+calls lose no validation error: wgpu-native checks a pass's commands when its encoder
+finishes (`wgpuCommandEncoderFinish`, still called through wgpu-py, which raises them),
+as tests/gpu/test_recorder.py checks with a bind group that does not fit its pipeline.
+Only an error wgpu-native reported during one of the three calls themselves (misuse of
+the pass's state, such as recording into an ended pass) would be logged by wgpu-py's
+error handler instead of raised there.
 
 It needs wgpu-py's wgpu-native function table (`lib`) and each object's native handle
 (`_internal`); when either is missing (another wgpu-py, another backend), record() goes
@@ -47,12 +50,12 @@ def record(pass_, dispatches: Iterable, stats, direct: bool = True) -> None:
     `direct=False`: through wgpu-py's methods (engine.tools.submit_sweep compares)."""
     functions = direct_functions() if direct else None
     handle = getattr(pass_, "_internal", None)
-    direct = functions is not None and handle is not None
-    if direct:
+    usable = functions is not None and handle is not None
+    if usable:
         set_pipeline, set_bind_group, dispatch, null = functions
     count = 0
     for d in dispatches:
-        native = d.native if direct else None
+        native = d.native if usable else None
         if native is None:
             pass_.set_pipeline(d.pipeline)
             pass_.set_bind_group(0, d.group)

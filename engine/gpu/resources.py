@@ -52,7 +52,8 @@ class Prepared:
 
 @dataclass
 class Segment:
-    """Consecutive GPU steps: recorded into one compute pass."""
+    """Consecutive GPU steps: recorded into one compute pass (split only where the
+    adapter class's submit plan submits early: engine/gpu/submits.py)."""
 
     dispatches: list[Prepared] = field(default_factory=list)
 

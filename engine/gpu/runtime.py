@@ -58,6 +58,9 @@ class Runtime:
         self.res, self.io, self.device = res, io, res.device
         self.graph = res.program.graph
         self.fence = Fence(self.device)
+        # a run's dispatches: input conversions, the GPU steps', output conversions
+        self._total = len(io.inputs) + len(io.outputs)
+        self._total += sum(len(s.dispatches) for s in res.steps if isinstance(s, Segment))
         self.submits = submit_plan(res.ctx.info)
         self.direct_recording = True  # recorder.py; False: through wgpu-py's methods
 
@@ -68,9 +71,7 @@ class Runtime:
     @submits.setter
     def submits(self, plan: SubmitPlan) -> None:
         """Replace the adapter class's plan (engine.tools.submit_sweep compares plans)."""
-        total = len(self.io.inputs) + len(self.io.outputs)
-        total += sum(len(s.dispatches) for s in self.res.steps if isinstance(s, Segment))
-        self._submits, self._early = plan, plan.points(total)
+        self._submits, self._early = plan, sorted(plan.points(self._total))
 
     def run(self, feeds, sync: str) -> tuple[dict[str, np.ndarray], RunStats]:
         check_sync(sync)
@@ -103,21 +104,21 @@ class Runtime:
         stats.total_ms = (time.perf_counter() - t0) * 1e3
         return result, stats
 
-    def _record(self, encoder, pass_, dispatches, stats: RunStats):
-        """record() with the submit plan's early submits (no wait: the queue keeps order).
-        Returns the encoder and pass to go on with."""
-        direct = self.direct_recording
-        if not self._early:
-            record(pass_, dispatches, stats, direct)
-            return encoder, pass_
-        for d in dispatches:
-            record(pass_, (d,), stats, direct)
-            if stats.dispatches in self._early:
-                pass_.end()
-                self.device.queue.submit([encoder.finish()])
-                stats.submits += 1
-                encoder = self.device.create_command_encoder()
-                pass_ = encoder.begin_compute_pass()
+    def _record(self, encoder, pass_, dispatches: list, stats: RunStats):
+        """record() with the submit plan's early submits (no wait: the queue keeps order)
+        where they fall in `dispatches`. Returns the encoder and pass to go on with."""
+        done, start = stats.dispatches, 0
+        for point in self._early:
+            if not done < point <= done + len(dispatches):
+                continue
+            record(pass_, dispatches[start : point - done], stats, self.direct_recording)
+            start = point - done
+            pass_.end()
+            self.device.queue.submit([encoder.finish()])
+            stats.submits += 1
+            encoder = self.device.create_command_encoder()
+            pass_ = encoder.begin_compute_pass()
+        record(pass_, dispatches[start:], stats, self.direct_recording)
         return encoder, pass_
 
     def encode(self, encoder) -> RunStats:

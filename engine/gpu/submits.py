@@ -1,10 +1,10 @@
 """When run() hands its recorded dispatches to the GPU: all in one submit at the end, or
 some early, so the GPU starts on them while Python records the rest.
 
-Recording is Python (wgpu-py: 3 calls a dispatch, 5-10 µs), and on a real GPU it is as
-long as the GPU work itself: on an NVIDIA H100 face detection records 46 dispatches in
-0.3-0.4 ms and computes them in 0.40 ms. With one submit the two add up; with an early
-submit they overlap. TFLite's GPU delegate flushes periodically on some GPUs for the same
+Recording is Python (3 calls a dispatch, engine/gpu/recorder.py), and on a real GPU the
+rest of a run's CPU work (uploads, recording, submits) is about as long as the GPU's:
+on an NVIDIA H100 face detection's 46 dispatches compute in 0.39 ms and run() encodes
+for 0.12-0.30 ms. With one submit the two add up; with an early submit they overlap. TFLite's GPU delegate flushes periodically on some GPUs for the same
 reason. Every submit costs a pass end, a command buffer and a queue call, and a CPU
 adapter computes on the cores that record, so the plan is a row per adapter class (like
 the tile tables: fixed, copied in by hand with the measurement that chose it), never a
@@ -54,10 +54,11 @@ class SubmitPlan:
 ONE_SUBMIT = SubmitPlan()
 
 # CPU adapters compute on the cores that record: nothing to overlap, one submit.
-# gpu: an NVIDIA H100 (Vulkan; submit_sweep, data/bench/nvidia-h100/run4-submits-*.json
-# and run5-submits-confirm.json): of 8 plans, after 8 then every 32 was the steadiest;
-# run() 1.06x / 1.08x / 1.13x faster than one submit on face detection / landmark /
-# selfie in a 30-round confirmation (1.15x / 1.09x / 1.08x in the 15-round sweep).
+# gpu: an NVIDIA H100 (Vulkan; submit_sweep, data/bench/nvidia-h100/run4-submits-*.json,
+# run5-submits-confirm.json, run7-recording.json): of 8 plans, after 8 then every 32 was
+# the steadiest; run() 1.06x / 1.08x / 1.13x faster than one submit on face detection /
+# landmark / selfie in a 30-round confirmation (1.15x / 1.09x / 1.08x in the 15-round
+# sweep), and 1.08x / 1.05x / 1.13x with direct recording (recorder.py, run 7).
 SUBMITS: dict[str, SubmitPlan] = {cls: ONE_SUBMIT for cls in CLASSES}
 SUBMITS["gpu"] = SubmitPlan(first=8, every=32)
 

@@ -19,8 +19,9 @@ scripts/fetch_swiftshader.sh; LiteRT's Dawn refuses lavapipe).
 `--runs N`: each process then times N more runs (median ms): the steady-state cost.
 The checkout's engine package is byte-compiled first (compileall), as pip does when it
 installs a wheel: a process that compiled it from source at every import (a source
-checkout under PYTHONDONTWRITEBYTECODE, as on CI and the GPU machines) would add 0.05-0.2 s
-of import that no installed engine pays.
+checkout under PYTHONDONTWRITEBYTECODE, as on CI and the GPU machines) would add 0.05 s
+(this project's 2-core machines) to 0.2-0.4 s (the H100 host) of import that no installed
+engine pays.
 Rounds interleave the contenders (per model and round: each contender once, the order
 reversed every other round); rows are medians. The load average before and after is
 recorded (engine/tools/bench/load.py) and a busy machine is marked in the table.

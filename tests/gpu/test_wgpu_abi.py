@@ -5,6 +5,8 @@ cache once, then reads it), and anything unexpected leaves wgpu-py's import as i
 from __future__ import annotations
 
 import json
+import marshal
+import os
 import re
 import subprocess
 import sys
@@ -100,30 +102,67 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _fresh_process(cache_dir) -> dict:
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(cache_dir)], capture_output=True,
-                         text=True, timeout=300, check=True)  # fmt: skip
+def _fresh_process(script: str, cache_dir, *args: str, env=None) -> dict:
+    out = subprocess.run([sys.executable, "-c", script, str(cache_dir), *args], env=env,
+                         capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_a_fresh_process_builds_the_cache_then_reads_it(tmp_path):
-    first = _fresh_process(tmp_path)
+    first = _fresh_process(SCRIPT, tmp_path)
     assert first == {"how": "prebuilt", "inline_ffi": False, "ok": [True, True],
                      "again": "imported"}  # fmt: skip
-    (cached,) = tmp_path.glob("wgpu_abi_*.py")
+    (cached,) = tmp_path.glob("wgpu_abi_*.marshal")
     stamp = cached.stat().st_mtime_ns
-    assert _fresh_process(tmp_path)["how"] == "prebuilt"
+    assert _fresh_process(SCRIPT, tmp_path)["how"] == "prebuilt"
     assert cached.stat().st_mtime_ns == stamp  # read, not rebuilt
-    cached.write_text("ffi = None + 1\n")  # damaged: rebuilt, not trusted
-    assert _fresh_process(tmp_path)["how"] == "prebuilt"
-    assert "PrebuiltFFI(" in cached.read_text()
+    cached.write_bytes(b"damaged")  # rebuilt, not trusted
+    assert _fresh_process(SCRIPT, tmp_path)["how"] == "prebuilt"
+    assert "_types" in marshal.loads(cached.read_bytes())
+
+
+FAILING = textwrap.dedent(
+    """
+    import json, sys
+    from engine.errors import DeviceError
+    from engine.gpu import wgpu_abi
+    from engine.gpu.device import GpuContext
+
+    if sys.argv[2] == "other header":  # tables that do not fit: cdef refuses them
+        tables = wgpu_abi._build(wgpu_abi._header_text())
+        how = wgpu_abi._import_backend_with(wgpu_abi._load(tables, "typedef int x;"))
+    else:
+        how = wgpu_abi.install(sys.argv[1])
+    try:
+        ctx = GpuContext.create()
+        error = None
+    except DeviceError as exc:
+        error = str(exc)
+    print(json.dumps({"how": how, "error": error}))
+    """
+)
+
+
+def test_a_missing_native_library_is_still_a_device_error(tmp_path):
+    """The backend's import fails inside install(): forgotten, and the plain import in
+    pick_adapter() reports it as it always did."""
+    env = {**os.environ, "WGPU_LIB_PATH": str(tmp_path / "no" / "libwgpu_native.so")}
+    got = _fresh_process(FAILING, tmp_path, "install", env=env)
+    assert got["how"].startswith("fallback")
+    assert got["error"] and "cannot enumerate WebGPU adapters" in got["error"]
+
+
+def test_a_refused_header_falls_back_to_wgpu_pys_own_import(tmp_path):
+    got = _fresh_process(FAILING, tmp_path, "other header")
+    assert got["how"].startswith("fallback: ImportError") and "differs" in got["how"]
+    assert got["error"] is None  # the plain import made a device
 
 
 def test_an_unwritable_cache_still_gives_the_prebuilt_ffi(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     header = wgpu_abi._header_text()
-    ffi = wgpu_abi._prebuilt_ffi(header, blocker / "cffi" / "wgpu_abi_x.py")  # mkdir fails
+    ffi = wgpu_abi._prebuilt_ffi(header, blocker / "cffi" / "wgpu_abi_x.marshal")  # no mkdir
     assert ffi.sizeof("WGPUBufferDescriptor") > 0
     assert list(tmp_path.iterdir()) == [blocker]  # no temporary file left behind
 
