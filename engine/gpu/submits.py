@@ -1,14 +1,15 @@
 """When run() hands its recorded dispatches to the GPU: all in one submit at the end, or
 some early, so the GPU starts on them while Python records the rest.
 
-Recording is Python (3 calls a dispatch, engine/gpu/recorder.py), and on a real GPU the
-rest of a run's CPU work (uploads, recording, submits) is about as long as the GPU's:
-on an NVIDIA H100 face detection's 46 dispatches compute in 0.39 ms and run() encodes
-for 0.12-0.30 ms. With one submit the two add up; with an early submit they overlap. TFLite's GPU delegate flushes periodically on some GPUs for the same
-reason. Every submit costs a pass end, a command buffer and a queue call, and a CPU
-adapter computes on the cores that record, so the plan is a row per adapter class (like
-the tile tables: fixed, copied in by hand with the measurement that chose it), never a
-timing taken at run time. `python -m engine.tools.submit_sweep` measures rows.
+Recording is Python (3 calls a dispatch, engine/gpu/recorder.py), and on a real GPU a
+run's CPU work (uploads, recording, submits) is about as long as the GPU's: on an NVIDIA
+H100 face detection's 46 dispatches compute in 0.39 ms and run() encodes for 0.12-0.30
+ms. With one submit the two add up; with an early submit they overlap. TFLite's GPU
+delegate flushes periodically on some GPUs for the same reason. Every submit costs a
+pass end, a command buffer and a queue call, and a CPU adapter computes on the cores
+that record, so the plan is a row per adapter class (like the tile tables: fixed,
+copied in by hand with the measurement that chose it), never a timing taken at run
+time. `python -m engine.tools.submit_sweep` measures rows.
 """
 
 from __future__ import annotations
@@ -45,11 +46,6 @@ class SubmitPlan:
             marks.append(marks[-1] + self.every)
         return frozenset(m for m in marks if m < total)
 
-    def label(self) -> str:
-        if self.first is None:
-            return "one submit"
-        return f"first {self.first}" + (f", every {self.every}" if self.every else "")
-
 
 ONE_SUBMIT = SubmitPlan()
 
@@ -59,8 +55,10 @@ ONE_SUBMIT = SubmitPlan()
 # the steadiest; run() 1.06x / 1.08x / 1.13x faster than one submit on face detection /
 # landmark / selfie in a 30-round confirmation (1.15x / 1.09x / 1.08x in the 15-round
 # sweep), and 1.08x / 1.05x / 1.13x with direct recording (recorder.py, run 7).
-SUBMITS: dict[str, SubmitPlan] = {cls: ONE_SUBMIT for cls in CLASSES}
-SUBMITS["gpu"] = SubmitPlan(first=8, every=32)
+SUBMITS: dict[str, SubmitPlan] = {
+    **{cls: ONE_SUBMIT for cls in CLASSES},
+    "gpu": SubmitPlan(first=8, every=32),
+}
 
 
 def submit_plan(info: dict) -> SubmitPlan:
