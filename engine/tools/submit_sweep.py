@@ -25,7 +25,6 @@ into submits.py by hand, with these figures as its provenance.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -34,7 +33,7 @@ import numpy as np
 from engine.errors import EngineError
 from engine.gpu.submits import SubmitPlan
 from engine.precision import PRECISIONS
-from engine.tools.bench.load import LoadGate
+from engine.tools.bench.sweep import run_sweeps
 
 DEFAULT_PLANS = "none,4,8,16,4/16,8/16,8/32,16/32"
 
@@ -156,31 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     recordings = tuple(r.strip() for r in args.recording.split(",") if r.strip())
     if not recordings or not set(recordings) <= {"direct", "wgpu-py"}:
         p.error(f"--recording: {args.recording!r}: expected direct and/or wgpu-py")
-    missing = [m for m in args.models if not Path(m).is_file()]
-    if missing:
-        print(f"submit_sweep: no such model: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    try:
-        from engine.gpu.adapters import adapter_class
-        from engine.gpu.device import shared_context
 
-        ctx = shared_context()
-        gate = LoadGate.check(0.5)
-        models = []
-        for path in args.models:
-            print(f"submit_sweep: {Path(path).stem}: {len(plans)} plans", file=sys.stderr)
-            models.append(sweep_model(path, plans, args.rounds, args.block, args.litert,
-                                      args.precision, recordings))  # fmt: skip
-    except EngineError as exc:
-        print(f"submit_sweep: {exc}", file=sys.stderr)
-        return 2
-    report = {"adapter": ctx.name, "class": adapter_class(ctx.info), "rounds": args.rounds,
-              "block": args.block, "load": gate.after().label(), "models": models}  # fmt: skip
-    print(markdown(report))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
-    return 0
+    def sweep(path: str) -> dict:
+        return sweep_model(path, plans, args.rounds, args.block, args.litert, args.precision,
+                           recordings)  # fmt: skip
+
+    return run_sweeps("submit_sweep", args.models, sweep, markdown, args.json,
+                      f"{len(plans)} plans", rounds=args.rounds, block=args.block)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ provenance, so defaults stay deterministic.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import defaultdict
@@ -32,9 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import EngineError
 from engine.gpu.kernels.tiles import GemmTile, ReduceTile
-from engine.tools.bench.load import LoadGate
+from engine.tools.bench.sweep import run_sweeps
 from engine.tools.kernel_bench import family
 
 # name -> (table, row) for the adapter's class: "gemm" GEMM_TILES (None: conv1x1's own
@@ -188,10 +186,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error("--rounds must be >= 1")
-    missing = [m for m in args.models if not Path(m).exists()]
-    if missing:
-        print(f"tile_sweep: no such model: {', '.join(missing)}", file=sys.stderr)
-        return 2
     only = set(args.only or TABLES)
     names = ["table", *(n for n, rows in VARIANTS.items() if {t for t, _ in rows} <= only)]
     if args.variants:
@@ -200,25 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
         names = ["table", *(n for n in names if n in wanted)]
-    try:
-        from engine.gpu.device import shared_context
-
-        ctx = shared_context()
-        gate = LoadGate.check(0.5)
-        models = []
-        for path in args.models:
-            print(f"tile_sweep: {Path(path).stem}: {len(names)} variants", file=sys.stderr)
-            models.append(sweep_model(path, names, args.storage, args.rounds))
-    except EngineError as exc:
-        print(f"tile_sweep: {exc}", file=sys.stderr)
-        return 2
-    report = {"adapter": ctx.name, "class": _adapter_class(), "rounds": args.rounds,
-              "load": gate.after().label(), "models": models}  # fmt: skip
-    print(markdown(report))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
-    return 0
+    return run_sweeps("tile_sweep", args.models,
+                      lambda path: sweep_model(path, names, args.storage, args.rounds),
+                      markdown, args.json, f"{len(names)} variants", rounds=args.rounds)  # fmt: skip
 
 
 if __name__ == "__main__":
