@@ -5,5 +5,6 @@
 - engine_runner: init split, warm-up, timed runs, per-dispatch GPU time;
 - peers: LiteRT (XNNPACK, GPU accelerator) and ONNX Runtime in a side venv;
 - single_op: one-op models for kernel throughput;
-- report: the markdown tables and the JSON document.
+- report: the markdown tables and the JSON document;
+- sweep: the driver of the per-adapter-class sweeps (tile_sweep, submit_sweep).
 """
