@@ -16,14 +16,13 @@ import pytest
 from engine.gpu.compile import CompileOptions, Target, compile_graph
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
-from engine.model.ir import Tensor
 from engine.reference import Interpreter
 from tests.conftest import CORE_MODELS, model_file
 from tests.gpu.test_conv import CASES as CONV_CASES
 from tests.gpu.test_depthwise import CASES as DEPTHWISE_CASES
 from tests.gpu.test_depthwise import _graph as depthwise_graph
 from tests.gpu.test_transpose_conv import TCONV_GRID, _tconv_graph
-from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.gpu.util import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -80,13 +79,7 @@ def test_compact_conv1x1_gate_and_epilogue(storage):
     weights = rng.standard_normal((6, 1, 1, 8)).astype(np.float32)
     bias = rng.standard_normal(6).astype(np.float32)
     graph = single_op_graph("CONV_2D", [(1, 6, 7, 8), weights, bias], conv_attrs())
-    res = add_input(graph, "residual", (1, 6, 7, 6))
-    scale = add_input(graph, "scale", (1, 1, 1, 8))
-    slopes = rng.standard_normal(6).astype(np.float32)
-    graph.tensors.append(Tensor("slopes", (1, 1, 6), "float32", slopes.reshape(1, 1, 6)))
-    conv = graph.ops[0]
-    conv.attrs["epilogue"] = (("add", res), ("prelu", len(graph.tensors) - 1), ("act", "LOGISTIC"))
-    conv.attrs["input_scale"] = scale  # engine/reference/fused.py scales the input first
+    add_rich_epilogue(graph, rng, gate=True)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage, kernels="compact")
     assert "conv1x1" in {d.kernel for d in engine.program.dispatches}
 

@@ -12,8 +12,14 @@ import pytest
 
 from engine.gpu.kernels import tiles
 from engine.gpu.kernels.base import BuildContext, select
-from engine.model.ir import Tensor
-from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.gpu.util import (
+    STORAGES,
+    add_input,
+    add_rich_epilogue,
+    assert_matches,
+    conv_attrs,
+    gpu_context,
+)
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -101,14 +107,7 @@ def test_conv1x1_epilogue_residual_prelu_and_logistic(storage):
     """Transform epilogues: residual add, per-channel PReLU, sigmoid; padded lanes stay 0."""
     rng = np.random.default_rng(9)
     graph = _graph(1, 6, 7, 8, 6, "SAME", "NONE", rng)
-    res = add_input(graph, "residual", (1, 6, 7, 6))
-    slopes = rng.standard_normal(6).astype(np.float32)
-    graph.tensors.append(Tensor("slopes", (1, 1, 6), "float32", slopes.reshape(1, 1, 6)))
-    graph.ops[0].attrs["epilogue"] = (
-        ("add", res),
-        ("prelu", len(graph.tensors) - 1),
-        ("act", "LOGISTIC"),
-    )
+    add_rich_epilogue(graph, rng)
     assert_matches(graph, random_feeds(graph, rng), storage=storage)  # + padded lanes
 
 

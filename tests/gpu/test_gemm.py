@@ -11,8 +11,7 @@ import pytest
 from engine.gpu.kernels import tiles
 from engine.gpu.kernels.base import BuildContext, select
 from engine.gpu.kernels.tiles import GemmTile, adapter_class
-from engine.model.ir import Tensor
-from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.gpu.util import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
 from tests.reference.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -67,13 +66,7 @@ def test_gemm1x1_epilogue_and_scale(storage, mode):
     squeeze-excite input scale, through the shared-pipeline flat index too."""
     rng = np.random.default_rng(9)
     graph = _graph(1, 6, 7, 8, 6, "NONE", rng)
-    res = add_input(graph, "residual", (1, 6, 7, 6))
-    scale = add_input(graph, "scale", (1, 1, 1, 8))
-    slopes = rng.standard_normal(6).astype(np.float32)
-    graph.tensors.append(Tensor("slopes", (1, 1, 6), "float32", slopes.reshape(1, 1, 6)))
-    conv = graph.ops[0]
-    conv.attrs["epilogue"] = (("add", res), ("prelu", len(graph.tensors) - 1), ("act", "LOGISTIC"))
-    conv.attrs["input_scale"] = scale  # engine/reference/fused.py scales the input first
+    add_rich_epilogue(graph, rng, gate=True)
     assert_matches(graph, random_feeds(graph, rng), storage=storage)
 
 

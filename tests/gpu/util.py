@@ -53,6 +53,21 @@ def add_input(graph: Graph, name: str, shape: tuple[int, ...]) -> int:
     return len(graph.tensors) - 1
 
 
+def add_rich_epilogue(graph: Graph, rng: np.random.Generator, gate: bool = False) -> None:
+    """The first op (a conv) followed by what the transforms fuse into its epilogue: a
+    residual add, per-channel PReLU and a sigmoid (padded lanes must stay 0); `gate`: and
+    a squeeze-excite input scale (engine/reference/fused.py scales the input first)."""
+    conv = graph.ops[0]
+    out = graph.tensors[conv.outputs[0]].shape
+    res = add_input(graph, "residual", out)
+    if gate:
+        cin = graph.tensors[conv.inputs[0]].shape[-1]
+        conv.attrs["input_scale"] = add_input(graph, "scale", (1, 1, 1, cin))
+    slopes = rng.standard_normal(out[-1]).astype(np.float32)
+    graph.tensors.append(Tensor("slopes", (1, 1, out[-1]), "float32", slopes.reshape(1, 1, -1)))
+    conv.attrs["epilogue"] = (("add", res), ("prelu", len(graph.tensors) - 1), ("act", "LOGISTIC"))
+
+
 def texture_wrapped(graph: Graph) -> Graph:
     """`graph` with an identity MAXIMUM(x, x) after each input and before each output
     (same names outside; the old I/O tensors become intermediates, same ids)."""
