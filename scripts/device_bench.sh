@@ -31,6 +31,8 @@
 #   submits     submit_sweep: early-submit plans beside LiteRT GPU (fp32, then fp16)
 #   abi         the prebuilt wgpu header, early-submit and recorder tests (cffi differs there)
 #   recording   submit_sweep: direct vs wgpu-py recording, one submit and the class's plan
+#   fused       tile_sweep --only fused: depthwise + 1x1 fused (tile rows) or not, buffers
+#               and textures
 # Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
 # stdout. With PACK=FILE (the device tool: PACK=$OUT/results.tgz) $RES is packed into FILE
 # after every step, so a run cut off at its time limit still returns the steps it finished
@@ -133,7 +135,8 @@ step_pytest() {
   timeout 120 "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_gemm.py \
     tests/gpu/test_conv1x1.py tests/gpu/test_conv1x1_quad.py tests/gpu/test_conv_first.py \
     tests/gpu/test_depthwise.py tests/gpu/test_models.py tests/gpu/test_compact_kernels.py \
-    tests/gpu/test_pooling.py tests/gpu/test_tiles.py \
+    tests/gpu/test_pooling.py tests/gpu/test_tiles.py tests/gpu/test_depthwise_conv1x1.py \
+    tests/gpu/test_pooled_residual.py \
     --junitxml "$RES/pytest.xml" 2>&1 | tail -40 | tee "$RES/pytest.log"
 }
 
@@ -161,6 +164,14 @@ step_abi() {
 step_recording() {
   cli 120 engine.tools.submit_sweep "${MODELS[@]}" --litert --plans none,8/32 \
     --recording direct,wgpu-py --rounds 30 --json "$RES/recording.json" | tee "$RES/recording.md"
+}
+
+step_fused() {
+  cli 200 engine.tools.tile_sweep "${MODELS[@]}" --only fused --rounds 15 \
+    --json "$RES/fused-buffer.json" | tee "$RES/fused-buffer.md"
+  cli 90 engine.tools.tile_sweep "${MODELS[@]}" --only fused --rounds 9 --storage texture \
+    --variants "fused none,fused 64/64 2x2" --json "$RES/fused-texture.json" \
+    | tee "$RES/fused-texture.md"
 }
 
 step_latency() {

@@ -230,7 +230,7 @@ def compile_graph(
         integer_io = quant_io.integer_io(graph)
         floated = to_float(graph)
     with _stage(f"{name}: graph transforms"):
-        g = _transformed(floated) if options.transforms else floated
+        g = _transformed(floated, options, target) if options.transforms else floated
     check_storable(g)  # a ModelError naming file, op and tensor, before any kernel
     clock["transforms"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -325,7 +325,11 @@ def cpu_kernel(op, graph: Graph, index: int):
     return reference_quantized.bind(op, graph, index) or reference_kernels.kernel(op.type)
 
 
-def _transformed(graph: Graph) -> Graph:
-    from engine.transforms import run_all
+def _transformed(graph: Graph, options: CompileOptions, target: Target) -> Graph:
+    """The graph transforms, plus the kernel fusions where this adapter class runs them
+    (not in the compact set: it keeps its few shared shaders)."""
+    from engine.gpu.kernels.tiles import fused_tile
+    from engine.transforms import KERNEL_PASSES, PASSES, run_all
 
-    return run_all(graph)
+    fuse = not options.compact and fused_tile(target.adapter) is not None
+    return run_all(graph, PASSES + KERNEL_PASSES if fuse else PASSES)

@@ -39,6 +39,10 @@ def op_flops(graph: Graph, op: Op) -> int:
     if op.type == "DEPTHWISE_CONV_2D":
         _, kh, kw, _ = shape(1)
         return 2 * _elems(out) * kh * kw
+    if op.type == "DEPTHWISE_CONV_1X1":  # fused (engine/transforms/fuse_depthwise.py)
+        _, kh, kw, cin = shape(1)
+        pixels = _elems(out[:-1])
+        return 2 * pixels * cin * kh * kw + 2 * _elems(out) * cin
     if op.type == "TRANSPOSE_CONV":
         cout, kh, kw, _ = shape(1)
         return 2 * _elems(shape(2)) * kh * kw * cout

@@ -11,6 +11,8 @@
   MAX_POOL_2D, engine/transforms/fuse.py),
   ("quant", QUANTIZATION): round to that grid (fake quantization of a quantized
   model run in float, engine/transforms/quantized.py).
+And the op a kernel fusion makes: DEPTHWISE_CONV_1X1 (engine/transforms/
+fuse_depthwise.py), run as its two plain kernels in turn.
 This keeps the kernels themselves plain TFLite and makes a transformed graph
 runnable by the oracle, so every transform is checked against the original.
 """
@@ -22,7 +24,9 @@ from dataclasses import replace
 import numpy as np
 
 from engine.model.ir import Op
+from engine.reference.conv import conv_2d, depthwise_conv_2d
 from engine.reference.quantized.quantize import fake_quant
+from engine.reference.registry import register
 
 _ACTIVATIONS = {
     "RELU": lambda v: np.maximum(v, 0),
@@ -81,3 +85,15 @@ def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
         else:
             raise ValueError(f"unknown epilogue step {kind}")
     return [v.astype(outs[0].dtype, copy=False)] + outs[1:]
+
+
+@register("DEPTHWISE_CONV_1X1")
+def depthwise_conv_1x1(op: Op, inputs: list) -> list:
+    """A depthwise conv and the 1x1 conv reading it, fused: the depthwise with its own
+    extras (padding, activations), then the 1x1 conv; its epilogue is the caller's
+    (run_with_extras), its fused activation conv_2d's."""
+    x, dw_w, dw_b, pw_w, pw_b = inputs
+    dw = Op("DEPTHWISE_CONV_2D", (), (), dict(op.attrs["depthwise"]))
+    mid = run_with_extras(depthwise_conv_2d, dw, [x, dw_w, dw_b], {})[0]
+    conv_attrs = {k: v for k, v in op.attrs.items() if k not in ("depthwise", "epilogue")}
+    return conv_2d(Op("CONV_2D", (), (), conv_attrs), [mid, pw_w, pw_b])

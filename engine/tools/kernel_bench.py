@@ -51,6 +51,8 @@ def family(graph, op) -> str:
         return "conv generic"
     if op.type == "DEPTHWISE_CONV_2D":
         return "depthwise"
+    if op.type == "DEPTHWISE_CONV_1X1":  # the two fused (engine/transforms/fuse_depthwise.py)
+        return "depthwise + 1x1"
     return "other"
 
 

@@ -1,19 +1,20 @@
-"""Tile tables for this adapter's class, measured on real models: GEMM, depthwise, reduce.
+"""Tile tables for this adapter's class, measured on real models: GEMM, depthwise, reduce,
+fused depthwise + 1x1.
 
 The tile tables (engine/gpu/kernels/tiles.py) hold one row per adapter class. This tool
 measures candidate rows for the class of the adapter it runs on, in one process:
-- a variant replaces one table row (GEMM_TILES[class], REDUCE_TILES[class], or
-  DEPTHWISE_TILES[(class, k, s)] for k in 3, 5 and s in 1, 2) and builds an Engine per
-  model with it;
+- a variant replaces one table row (GEMM_TILES[class], REDUCE_TILES[class],
+  FUSED_TILES[class] (None: no fusion), or DEPTHWISE_TILES[(class, k, s)] for k in 3, 5
+  and s in 1, 2) and builds an Engine per model with it;
 - rounds alternate the variants' order (forwards, then backwards), one Engine.profile()
   (timestamp queries) per variant per round;
-- per variant: the medians over rounds of the conv1x1, depthwise and other (global pools
-  among them) families' GPU ms, of the whole run's GPU ms and of a run() (numpy in,
+- per variant: the medians over rounds of the conv1x1, depthwise, fused depthwise + 1x1
+  and other (global pools among them) families' GPU ms, of the whole run's GPU ms and of a run() (numpy in,
   outputs read back), the pipelines, and the largest output difference from the
   table's own engine (a wrong tile is an error, not a speed-up).
 
     python -m engine.tools.tile_sweep MODEL... [--storage buffer] [--rounds 9]
-        [--only gemm|depthwise|reduce] [--variants A,B] [--json F]
+        [--only gemm|depthwise|reduce|fused] [--variants A,B] [--json F]
 
 The adapter is this process's (VK_ICD_FILENAMES, ENGINE_ADAPTER). Timings decide
 nothing here: a winning row is copied into tiles.py by hand, with these figures as its
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.gpu.kernels.tiles import GemmTile, ReduceTile
+from engine.gpu.kernels.tiles import FusedTile, GemmTile, ReduceTile
 from engine.tools.bench.sweep import run_sweeps
 from engine.tools.kernel_bench import family
 
@@ -71,6 +72,15 @@ VARIANTS: dict[str, tuple[tuple[str, object], ...]] = {
     "reduce 64/64": (("reduce", ReduceTile(64, 64)),),
     "reduce 64/256": (("reduce", ReduceTile(64, 256)),),
     "reduce 256/1024": (("reduce", ReduceTile(256, 1024)),),
+    # depthwise + 1x1 fused (engine/transforms/fuse_depthwise.py) or not, tile rows
+    "fused none": (("fused", None),),
+    "fused 64/16 4x4": (("fused", FusedTile(64, 16, 4, 4, 64)),),
+    "fused 128/2 4x4": (("fused", FusedTile(128, 2, 4, 4, 64)),),
+    "fused 64/64 2x2": (("fused", FusedTile(64, 64, 2, 2, 64)),),
+    "fused 32/64 2x2": (("fused", FusedTile(32, 64, 2, 2, 64)),),
+    "fused 128/32 4x2 wg128": (("fused", FusedTile(128, 32, 4, 2, 128)),),
+    "fused 64/128 1x2": (("fused", FusedTile(64, 128, 1, 2, 64)),),
+    "fused 16/128 1x1 wg32": (("fused", FusedTile(16, 128, 1, 1, 32)),),
     # the gpu class's rows before the first H100 sweep: whole models, old vs new
     "first table": (
         ("gemm", GemmTile(64, 4, 4, shared_k=4)),
@@ -78,7 +88,8 @@ VARIANTS: dict[str, tuple[tuple[str, object], ...]] = {
         ("reduce", ReduceTile(1024, 16)),
     ),
 }
-TABLES = ("gemm", "depthwise", "reduce")
+TABLES = ("gemm", "depthwise", "reduce", "fused")
+FAMILIES = ("conv1x1", "depthwise", "depthwise + 1x1", "other")  # kernel_bench.family
 
 
 @contextmanager
@@ -86,7 +97,8 @@ def variant(adapter: str, name: str):
     """The tile tables with `adapter`'s row replaced by variant `name` ("table": none)."""
     from engine.gpu.kernels import tiles
 
-    saved = dict(tiles.GEMM_TILES), dict(tiles.DEPTHWISE_TILES), dict(tiles.REDUCE_TILES)
+    live = (tiles.GEMM_TILES, tiles.DEPTHWISE_TILES, tiles.REDUCE_TILES, tiles.FUSED_TILES)
+    saved = tuple(dict(table) for table in live)
     if name != "table":
         if name not in VARIANTS:
             raise ValueError(f"unknown variant {name!r}")
@@ -95,6 +107,10 @@ def variant(adapter: str, name: str):
                 tiles.GEMM_TILES[adapter] = row
             elif table == "reduce":
                 tiles.REDUCE_TILES[adapter] = row
+            elif table == "fused":
+                tiles.FUSED_TILES.pop(adapter, None)
+                if row is not None:
+                    tiles.FUSED_TILES[adapter] = row
             else:
                 for k in (3, 5):
                     for stride in (1, 2):
@@ -104,11 +120,9 @@ def variant(adapter: str, name: str):
     try:
         yield
     finally:
-        for live, old in zip(
-            (tiles.GEMM_TILES, tiles.DEPTHWISE_TILES, tiles.REDUCE_TILES), saved, strict=True
-        ):
-            live.clear()
-            live.update(old)
+        for table, old in zip(live, saved, strict=True):
+            table.clear()
+            table.update(old)
 
 
 def sweep_model(path: str, names: list[str], storage: str, rounds: int) -> dict:
@@ -134,7 +148,7 @@ def sweep_model(path: str, names: list[str], storage: str, rounds: int) -> dict:
             sums: dict[str, float] = defaultdict(float)
             for d in e.profile(feeds):
                 sums[fams.get(d.op_index, "other")] += d.gpu_ms
-            for fam in ("conv1x1", "depthwise", "other"):
+            for fam in FAMILIES:
                 samples[name][fam].append(sums[fam])
             samples[name]["total"].append(sum(sums.values()))
             t0 = time.perf_counter()
@@ -147,7 +161,8 @@ def sweep_model(path: str, names: list[str], storage: str, rounds: int) -> dict:
         err = max(float(np.max(np.abs(got[k] - want[k]))) for k in want)
         med = {k: float(np.median(v)) for k, v in samples[name].items()}
         rows.append({"variant": name, "conv1x1_ms": med["conv1x1"],
-                     "depthwise_ms": med["depthwise"], "other_ms": med["other"],
+                     "depthwise_ms": med["depthwise"], "fused_ms": med["depthwise + 1x1"],
+                     "other_ms": med["other"],
                      "total_gpu_ms": med["total"], "run_ms": med["run"],
                      "pipelines": len(e.pipeline_sources), "max_abs_diff": err})  # fmt: skip
     return {"model": Path(path).stem, "storage": storage, "rows": rows}
@@ -165,11 +180,12 @@ def markdown(report: dict) -> str:
              f"rounds; {report['load']}", ""]  # fmt: skip
     for m in report["models"]:
         lines += [f"### {m['model']} ({m['storage']})", "",
-                  "| variant | conv1x1 GPU ms | depthwise GPU ms | other GPU ms | total GPU ms "
-                  "| run() ms | pipelines | max abs diff |", "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+                  "| variant | conv1x1 GPU ms | depthwise GPU ms | dw + 1x1 GPU ms | other GPU ms "
+                  "| total GPU ms | run() ms | pipelines | max abs diff |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
         for r in m["rows"]:
             lines.append(f"| {r['variant']} | {r['conv1x1_ms']:.4f} | {r['depthwise_ms']:.4f} | "
-                         f"{r['other_ms']:.4f} | "
+                         f"{r['fused_ms']:.4f} | {r['other_ms']:.4f} | "
                          f"{r['total_gpu_ms']:.4f} | {r['run_ms']:.3f} | {r['pipelines']} | {r['max_abs_diff']:.2e} |")  # fmt: skip
         lines.append("")
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from engine.transforms.drop_identities import drop_identities
 from engine.transforms.fold_constants import fold_mul_add
 from engine.transforms.fold_shapes import fold_shapes
 from engine.transforms.fuse import fuse_activations, fuse_elementwise, fuse_input_scale
+from engine.transforms.fuse_depthwise import fuse_depthwise_conv1x1
 from engine.transforms.fuse_layer_norm import fuse_layer_norm
 from engine.transforms.merge_pad import merge_pad
 from engine.transforms.quantized import fuse_quantize
@@ -39,6 +40,10 @@ PASSES = (
     fuse_elementwise,
     fuse_input_scale,
 )
+# Fusions into an op that only one optimized kernel runs, after every epilogue is final:
+# engine/gpu/compile.py adds them for the optimized kernel set on the adapter classes
+# whose tile table asks for them (engine/gpu/kernels/tiles.py FUSED_TILES).
+KERNEL_PASSES = (fuse_depthwise_conv1x1,)
 
 
 def run_all(graph: Graph, passes=PASSES) -> Graph:

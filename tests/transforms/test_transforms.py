@@ -9,7 +9,7 @@ import pytest
 from engine.model.importer import load_tflite
 from engine.model.ir import Graph, Op, Tensor
 from engine.reference import Interpreter
-from engine.transforms import run_with_log
+from engine.transforms import KERNEL_PASSES, PASSES, run_with_log
 from engine.transforms.drop_identities import drop_identities
 from engine.transforms.fold_constants import fold_mul_add
 from engine.transforms.fuse import fuse_activations, fuse_elementwise
@@ -171,7 +171,7 @@ def test_all_transforms_keep_model_outputs(path):
         Interpreter(graph)
     except Exception as exc:  # custom ops without a reference kernel
         pytest.skip(f"reference cannot run {path.name}: {exc}")
-    after, log = run_with_log(graph)
+    after, log = run_with_log(graph, PASSES + KERNEL_PASSES)  # what a fusing class runs
     assert len(after.ops) < len(graph.ops)
     same_outputs(graph, after)
 

@@ -167,6 +167,44 @@ def gemm_tile(adapter: str, pixels: int, src_s: int, dst_s: int) -> GemmTile | N
     return GemmTile(wg, bp, bs, min(t.shared_k, src_s), t.uniform, t.dims)
 
 
+@dataclass(frozen=True)
+class FusedTile:
+    """depthwise_conv1x1 (a depthwise conv fused with the 1x1 conv reading it): a work
+    group of `wg` invocations takes at most `pixels` output pixels (fewer where work group
+    memory or `min_groups` groups ask); the 1x1 half computes `bp` pixels x `bs` output
+    slices per invocation."""
+
+    pixels: int = 64
+    min_groups: int = 16
+    bp: int = 4
+    bs: int = 4
+    wg: int = 64
+
+
+# Adapter classes whose compile fuses a depthwise conv into the 1x1 conv that reads it
+# (engine/transforms/fuse_depthwise.py), with their tile: none. The fused kernel shares
+# the depthwise result through work group memory behind a barrier. `tile_sweep --only
+# fused` (buffers; docs/benchmarks.md "Depthwise + 1x1 fused"), run() ms, face detection
+# / face landmark / selfie (16 / 20 / 2 pairs fused; 43 -> 27, 48 -> 28 dispatches):
+#   lavapipe, 9 rounds: unfused 5.03 / 8.06 / 12.2; FusedTile() 5.90 / 9.39 / 12.4;
+#   (128, 2, 4, 4) 5.22 / 8.36 / 14.4 (llvmpipe and SwiftShader run a work group with a
+#   barrier as coroutines: fewer, larger groups lose less). A form without a barrier
+#   (each invocation's depthwise result in its own slots of work group memory, weights
+#   indexed by loop counters) ran even at best: 4.90-5.08 vs 4.89-5.04 ms;
+#   SwiftShader, 5 rounds: unfused 15.0 / 24.5 / 36.5; FusedTile() 28.7 / 52.1 / 40.3;
+#   (128, 2, 4, 4) 22.3 / 40.9 / 39.3;
+#   NVIDIA H100, 15 rounds: unfused 0.95 / 1.06 / 1.43; FusedTile() 1.08 / 1.83 / 1.39;
+#   five other rows 1.21-1.35 / 1.68-1.93 / 1.56-1.63 (textures: landmark 1.73 vs 3.37).
+#   A dispatch costs a few microseconds there: one fewer saves less than the fused
+#   kernel loses to gemm1x1's tiles.
+FUSED_TILES: dict[str, FusedTile] = {}
+
+
+def fused_tile(adapter: str) -> FusedTile | None:
+    """The class's fused depthwise + 1x1 tile, or None: the class does not fuse them."""
+    return FUSED_TILES.get(adapter)
+
+
 # depthwise_tiled: (adapter class, kernel size, stride) -> (BY, BX) output block per
 # invocation, the only work shape offered to the work group selector for that class
 # (others: depthwise.TILES and the selector's full set, as before). Measured 3x3 s1,
