@@ -33,6 +33,9 @@
 #   recording   submit_sweep: direct vs wgpu-py recording, one submit and the class's plan
 #   fused       tile_sweep --only fused: depthwise + 1x1 fused (tile rows) or not, buffers
 #               and textures
+#   backends    adapter enumeration + device in fresh processes, wgpu's instance with every
+#               backend vs the primary ones (what engine/gpu/device.py asks for), alternating
+#   sync        engine-bench vs XNNPACK (all cores): --sync sleep, then spin
 # Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
 # stdout. With PACK=FILE (the device tool: PACK=$OUT/results.tgz) $RES is packed into FILE
 # after every step, so a run cut off at its time limit still returns the steps it finished
@@ -172,6 +175,36 @@ step_fused() {
   cli 90 engine.tools.tile_sweep "${MODELS[@]}" --only fused --rounds 9 --storage texture \
     --variants "fused none,fused 64/64 2x2" --json "$RES/fused-texture.json" \
     | tee "$RES/fused-texture.md"
+}
+
+step_backends() {
+  for round in 1 2 3 4 5 6; do
+    for b in All Primary; do
+      B=$b R=$round "$PY" - <<'EOF'
+import os, time
+t0 = time.perf_counter()
+import wgpu
+import wgpu.backends.wgpu_native.extras as extras
+t1 = time.perf_counter()
+extras.set_instance_extras(backends=[os.environ["B"]])
+adapters = wgpu.gpu.enumerate_adapters_sync()
+t2 = time.perf_counter()
+best = [a for a in adapters if a.info["backend_type"] == "Vulkan"][0]
+best.request_device_sync()
+t3 = time.perf_counter()
+print(f'{os.environ["B"]:8s} round {os.environ["R"]} import {t1 - t0:.3f} enumerate '
+      f'{t2 - t1:.3f} device {t3 - t2:.3f}', sorted(a.info["backend_type"] for a in adapters))
+EOF
+    done
+  done 2>&1 | tee "$RES/backends.txt"
+}
+
+step_sync() {
+  for mode in sleep spin; do
+    cli 120 engine.tools.bench_cli "${MODELS[@]}" --peers litert --threads all --sync $mode \
+      --json "$RES/sync-$mode.json" --markdown "$RES/sync-$mode.md" | grep "xnnpack t=16 |" \
+      | tail -3
+  done
 }
 
 step_latency() {

@@ -2,7 +2,8 @@
 
 - `GpuContext.create(adapter=...)` picks an adapter by a name/backend substring
   (argument, else the ENGINE_ADAPTER environment variable, else the best one:
-  a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL);
+  a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL); OpenGL's adapters
+  are enumerated only when no other matches (`_enumerate`: its probing costs ~25 ms);
 - the device is requested with the optional features the engine can use
   (shader-f16, timestamp-query, subgroup) and the adapter's own limits;
 - before the first device, wgpu-py's header comes precompiled from the cache (wgpu_abi.py);
@@ -62,6 +63,47 @@ def _quiet_mesa_runtime_dir() -> None:
     os.environ["XDG_RUNTIME_DIR"] = path
 
 
+def _matching(adapters: list, wanted: str | None) -> list:
+    return [a for a in adapters if not wanted or wanted.lower() in _adapter_text(a).lower()]
+
+
+def _primary_backends_first() -> bool:
+    """Make wgpu-py's instance with the primary backends only (Vulkan, Metal, D3D12);
+    False when an instance exists already (the caller used wgpu first: it stays as it is)
+    or wgpu-py offers no such setting."""
+    try:
+        from wgpu.backends.wgpu_native import _helpers, extras
+
+        if _helpers._the_instance is not None:
+            return False
+        extras.set_instance_extras(backends=["Primary"])
+        return True
+    except Exception:
+        return False
+
+
+def _every_backend() -> None:
+    """Forget the primary-only instance (nothing was made from it but adapters, which are
+    dropped): the next enumeration makes a new one with every backend, OpenGL too."""
+    from wgpu.backends.wgpu_native import _helpers
+
+    _helpers._the_instance = None
+
+
+def _enumerate(wgpu, wanted: str | None) -> list:
+    """The adapters to choose from. wgpu-py makes one instance per process, by default
+    with every backend; probing OpenGL (EGL) costs ~25 ms of every start on SwiftShader
+    and lavapipe machines, and its adapters rank last. So the instance first gets the
+    primary backends, and every backend only when none of their adapters matches
+    `wanted` (a machine with OpenGL only, or ENGINE_ADAPTER=OpenGL)."""
+    primary = _primary_backends_first()
+    adapters = list(wgpu.gpu.enumerate_adapters_sync())
+    if primary and not _matching(adapters, wanted):
+        _every_backend()
+        adapters = list(wgpu.gpu.enumerate_adapters_sync())
+    return adapters
+
+
 def pick_adapter(wanted: str | None = None):
     """The adapter whose description contains `wanted` (case-insensitive), else the best."""
     _quiet_mesa_runtime_dir()
@@ -70,13 +112,13 @@ def pick_adapter(wanted: str | None = None):
     except ImportError as exc:
         raise DeviceError(f"wgpu is not installed ({exc}); `pip install wgpu`") from None
     try:
-        adapters = list(wgpu.gpu.enumerate_adapters_sync())
+        adapters = _enumerate(wgpu, wanted)
     except Exception as exc:  # the native library can fail to load or to enumerate
         raise DeviceError(f"cannot enumerate WebGPU adapters ({exc}); {INSTALL_HINT}") from None
     if not adapters:
         raise DeviceError(f"no WebGPU adapter found; {INSTALL_HINT}")
     if wanted:
-        matches = [a for a in adapters if wanted.lower() in _adapter_text(a).lower()]
+        matches = _matching(adapters, wanted)
         if not matches:
             names = "; ".join(a.summary for a in adapters)
             raise DeviceError(f"no WebGPU adapter matches '{wanted}' (have: {names})")

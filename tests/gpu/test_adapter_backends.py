@@ -1,0 +1,59 @@
+"""Which wgpu backends the engine's instance offers (engine/gpu/device.py `_enumerate`):
+the primary ones (Vulkan, Metal, D3D12) first, every backend when none matches. Each case
+in a fresh process: wgpu-py makes one instance per process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.gpu.util import gpu_context
+
+gpu_context()  # skip without an adapter
+
+SCRIPT = """
+import json, sys
+import wgpu
+if sys.argv[1] == "caller-first":
+    wgpu.gpu.enumerate_adapters_sync()  # the caller makes the instance, with every backend
+from engine.gpu.device import GpuContext
+ctx = GpuContext.create()
+seen = sorted({a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()})
+print(json.dumps({"chosen": ctx.adapter.info["backend_type"], "seen": seen}))
+"""
+
+
+def run(case: str, adapter: str = "") -> dict:
+    env = {**os.environ, "ENGINE_ADAPTER": adapter}
+    out = subprocess.run([sys.executable, "-c", SCRIPT, case], env=env, capture_output=True,
+                         text=True, timeout=120, check=True)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def every_backend() -> dict:
+    return run("caller-first")
+
+
+def test_the_instance_has_the_primary_backends_only(every_backend):
+    if every_backend["chosen"] == "OpenGL":
+        pytest.skip("this machine's best adapter is OpenGL")
+    got = run("engine-first")
+    assert got["chosen"] == every_backend["chosen"]
+    assert "OpenGL" not in got["seen"]
+
+
+def test_opengl_when_asked_for(every_backend):
+    if "OpenGL" not in every_backend["seen"]:
+        pytest.skip("no OpenGL adapter here")
+    assert run("engine-first", adapter="OpenGL")["chosen"] == "OpenGL"
+
+
+def test_an_instance_made_by_the_caller_is_used_as_it_is(every_backend):
+    """No error, and the best adapter of that instance: OpenGL only when nothing else."""
+    assert every_backend["chosen"] in every_backend["seen"]
+    assert every_backend["chosen"] != "OpenGL" or every_backend["seen"] == ["OpenGL"]
