@@ -11,11 +11,13 @@ Engine per model, in one process:
   order reversed every other round; medians over all runs;
 - `--recording direct,wgpu-py`: each plan also with dispatches recorded through wgpu-py's
   methods instead of wgpu-native's functions (engine/gpu/recorder.py);
+- `--sync sleep,spin`: each of those also waiting for the GPU the other way
+  (engine/gpu/sync.py: sleep parks the thread, spin polls);
 - every contender's outputs must equal the first's bit for bit (an error otherwise).
 
     python -m engine.tools.submit_sweep MODEL... [--plans none,8,8/32] [--rounds 15]
         [--block 10] [--litert] [--precision fp32|fp16] [--recording direct,wgpu-py]
-        [--json F]
+        [--sync sleep,spin] [--json F]
 
 Plans: "none" (one submit at the end), "F" (one early submit after F dispatches),
 "F/E" (after F, then every E). Timings decide nothing here: a winning plan is copied
@@ -32,10 +34,12 @@ import numpy as np
 
 from engine.errors import EngineError
 from engine.gpu.submits import SubmitPlan
+from engine.gpu.sync import SYNC_MODES
 from engine.precision import PRECISIONS
 from engine.tools.bench.sweep import run_sweeps
 
 DEFAULT_PLANS = "none,4,8,16,4/16,8/16,8/32,16/32"
+DEFAULTS = ("direct", "sleep")  # left out of the contenders' names
 
 
 def parse_plan(text: str) -> SubmitPlan:
@@ -54,9 +58,10 @@ def parse_plan(text: str) -> SubmitPlan:
 
 def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int,
                 litert: bool, precision: str = "fp32",
-                recordings: tuple[str, ...] = ("direct",)) -> dict:  # fmt: skip
-    """One model: each plan's (and recording's) median run() ms, LiteRT GPU's beside,
-    outputs checked."""
+                recordings: tuple[str, ...] = ("direct",),
+                syncs: tuple[str, ...] = ("sleep",)) -> dict:  # fmt: skip
+    """One model: each plan's (and recording's, and sync mode's) median run() ms, LiteRT
+    GPU's beside, outputs checked."""
     from engine.gpu.engine import Engine
     from engine.tools.bench.ab import interleave
     from engine.tools.bench.engine_runner import random_feeds
@@ -66,13 +71,13 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
     feeds = random_feeds(engine.source_graph)
     stats: dict[str, dict] = {}
 
-    def runner(name: str, plan: SubmitPlan, direct: bool):
+    def runner(name: str, plan: SubmitPlan, direct: bool, sync: str):
         def run():
             runtime = engine.runtime
             if runtime.submits is not plan:  # a switch, not per-run work in the timing
                 runtime.submits = plan
             runtime.direct_recording = direct
-            out = engine.run(feeds)
+            out = engine.run(feeds, sync)
             stats[name] = {"submits": engine.stats.submits, "encode_ms": engine.stats.encode_ms,
                            "wait_ms": engine.stats.wait_ms}  # fmt: skip
             return out
@@ -80,10 +85,11 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
         return run
 
     runs = {}
-    for recording in recordings:
-        for text, plan in plans.items():
-            name = text if recording == "direct" else f"{text} {recording}"
-            runs[name] = runner(name, plan, recording == "direct")
+    for sync in syncs:
+        for recording in recordings:
+            for text, plan in plans.items():
+                name = " ".join([text] + [w for w in (recording, sync) if w not in DEFAULTS])
+                runs[name] = runner(name, plan, recording == "direct", sync)
     first = next(iter(runs))
     want = runs[first]()
     for name, run in runs.items():  # warm-up, and the outputs must not move
@@ -145,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--recording", default="direct",
                    help="comma list of direct | wgpu-py: how dispatches are recorded "
                         "(engine/gpu/recorder.py); each plan runs with each")  # fmt: skip
+    p.add_argument("--sync", default="sleep",
+                   help="comma list of sleep | spin: how run() waits for the GPU "
+                        "(engine/gpu/sync.py); each contender above waits each way")  # fmt: skip
     p.add_argument("--json", type=Path, help="write the report as JSON")
     args = p.parse_args(argv)
     if args.rounds < 1 or args.block < 1:
@@ -158,10 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     recordings = tuple(r.strip() for r in args.recording.split(",") if r.strip())
     if not recordings or not set(recordings) <= {"direct", "wgpu-py"}:
         p.error(f"--recording: {args.recording!r}: expected direct and/or wgpu-py")
+    syncs = tuple(m.strip() for m in args.sync.split(",") if m.strip())
+    if not syncs or not set(syncs) <= set(SYNC_MODES):
+        p.error(f"--sync: {args.sync!r}: expected {' and/or '.join(SYNC_MODES)}")
 
     def sweep(path: str) -> dict:
         return sweep_model(path, plans, args.rounds, args.block, args.litert, args.precision,
-                           recordings)  # fmt: skip
+                           recordings, syncs)  # fmt: skip
 
     return run_sweeps("submit_sweep", args.models, sweep, markdown, args.json,
                       f"{len(plans)} plans", rounds=args.rounds, block=args.block)  # fmt: skip

@@ -20,8 +20,13 @@ import json, sys
 import wgpu
 if sys.argv[1] == "caller-first":
     wgpu.gpu.enumerate_adapters_sync()  # the caller makes the instance, with every backend
+from engine.errors import DeviceError
 from engine.gpu.device import GpuContext
-ctx = GpuContext.create()
+try:
+    ctx = GpuContext.create()
+except DeviceError as exc:
+    print(json.dumps({"error": str(exc)}))
+    sys.exit(0)
 seen = sorted({a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()})
 print(json.dumps({"chosen": ctx.adapter.info["backend_type"], "seen": seen}))
 """
@@ -36,21 +41,26 @@ def run(case: str, adapter: str = "") -> dict:
 
 @pytest.fixture(scope="module")
 def every_backend() -> dict:
-    return run("caller-first")
+    got = run("caller-first")
+    assert "error" not in got, got
+    return got
 
 
 def test_the_instance_has_the_primary_backends_only(every_backend):
     if every_backend["chosen"] == "OpenGL":
         pytest.skip("this machine's best adapter is OpenGL")
     got = run("engine-first")
-    assert got["chosen"] == every_backend["chosen"]
+    assert got.get("chosen") == every_backend["chosen"], got
     assert "OpenGL" not in got["seen"]
 
 
 def test_opengl_when_asked_for(every_backend):
     if "OpenGL" not in every_backend["seen"]:
         pytest.skip("no OpenGL adapter here")
-    assert run("engine-first", adapter="OpenGL")["chosen"] == "OpenGL"
+    got = run("engine-first", adapter="OpenGL")
+    if "cannot create a device" in got.get("error", ""):  # the adapter is there, its driver
+        pytest.skip(got["error"])  # makes no device here (headless NVIDIA's EGL)
+    assert got.get("chosen") == "OpenGL", got
 
 
 def test_an_instance_made_by_the_caller_is_used_as_it_is(every_backend):

@@ -33,11 +33,13 @@ def test_a_sweep_writes_every_plan(tmp_path, capsys):
     model.write_bytes(build_tflite(cell, NetConfig(), seed=0))
     out = tmp_path / "sweep.json"
     assert main([str(model), "--plans", "none,1/1", "--rounds", "1", "--block", "1",
-                 "--recording", "direct,wgpu-py", "--json", str(out)]) == 0  # fmt: skip
+                 "--recording", "direct,wgpu-py", "--sync", "sleep,spin",
+                 "--json", str(out)]) == 0  # fmt: skip
     assert "| 1/1 |" in capsys.readouterr().out
     (m,) = json.loads(out.read_text())["models"]
     rows = {r["contender"]: r for r in m["rows"]}
-    assert set(rows) == {"none", "1/1", "none wgpu-py", "1/1 wgpu-py"}
+    assert set(rows) == {f"{plan}{rec}{sync}" for plan in ("none", "1/1")
+                         for rec in ("", " wgpu-py") for sync in ("", " spin")}  # fmt: skip
     assert rows["none"]["submits"] == 1
     assert rows["1/1"]["submits"] == m["dispatches"]  # after each but the last, then the end
 
@@ -45,7 +47,8 @@ def test_a_sweep_writes_every_plan(tmp_path, capsys):
 def test_usage_errors(tmp_path, capsys):
     assert main([str(tmp_path / "missing.tflite")]) == 2
     assert "no such model" in capsys.readouterr().err
-    for bad in (["--plans", "8/0"], ["--rounds", "0"], ["--plans", ","], ["--recording", "x"]):
+    for bad in (["--plans", "8/0"], ["--rounds", "0"], ["--plans", ","], ["--recording", "x"],
+                ["--sync", "busy"]):  # fmt: skip
         with pytest.raises(SystemExit) as exc:
             main([str(tmp_path / "x.tflite"), *bad])
         assert exc.value.code == 2
