@@ -1,6 +1,7 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "weights.wgsl" as weights %}
 {% import "tensor.wgsl" as tensor %}
+{% import "depthwise_block.wgsl" as block %}
 {% include "common.wgsl" %}
 // Depthwise convolution over PHWC4 tensors (engine/gpu/kernels/depthwise.py), buffers
 // or textures (shaders/engine/tensor.wgsl).
@@ -38,32 +39,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% for t in range(kh * kw) %}
   let w{{ t }} = weights[wb + {{ t }}u];
 {% endfor %}
-{% for oy in range(by) %}{% for ox in range(bx) %}
-  var a{{ oy }}_{{ ox }} = vec4<A>(0.0);
-{% endfor %}{% endfor %}
-{% for c in range(foot_w) %}
-  let cx{{ c }} = ix0 + {{ c }};
-  let vx{{ c }} = cx{{ c }} >= 0 && cx{{ c }} < IN_W;
-  let px{{ c }} = u32(clamp(cx{{ c }}, 0, IN_W - 1));
-{% endfor %}
-{% for taps in plan %}
-  {
-    let cy = iy0 + {{ loop.index0 }};
-    let vy = cy >= 0 && cy < IN_H;
-{% if src.kind == "buffer" %}
-    let py = plane + u32(clamp(cy, 0, IN_H - 1) * IN_W);
-{% else %}
-    let ty = in_base + u32(clamp(cy, 0, IN_H - 1));
-{% endif %}
-{% set used = taps | map(attribute=1) | unique | list %}
-{% for c in used %}
-    let v{{ c }} = select(vec4<A>(0.0), {{ tensor.load(src, "py + px" ~ c, "px" ~ c, "ty", "s", "A") }}, vy && vx{{ c }});
-{% endfor %}
-{% for acc, c, t in taps %}
-    {{ acc }} += v{{ c }} * w{{ t }};
-{% endfor %}
-  }
-{% endfor %}
+{{ block.taps(src, plan, by, bx, foot_w) }}
   let b = bias[ls];
 {% for oy in range(by) %}{% for ox in range(bx) %}
   {

@@ -1,5 +1,6 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "tensor.wgsl" as tensor %}
+{% import "depthwise_block.wgsl" as block %}
 {% include "common.wgsl" %}
 // A depthwise conv and the 1x1 conv that reads it, in one dispatch
 // (engine/gpu/kernels/depthwise_conv1x1.py). One work group = a TH x TW tile of output
@@ -41,7 +42,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
   let batch = group.y / TILES_Y;
   let y0 = (group.y % TILES_Y) * TH;
   // 1. depthwise: one item = a BY x BX block of one slice, its input footprint loaded
-  //    once (clamped address, zero outside), taps unrolled (as depthwise.wgsl's tiled form)
+  //    once (clamped address, zero outside), taps unrolled (depthwise_block.wgsl)
   for (var i = li; i < {{ src_slices * (th // by) * (tw // bx) }}u; i += WG) {
     let s = i / {{ (th // by) * (tw // bx) }}u;
     let b = i % {{ (th // by) * (tw // bx) }}u;
@@ -57,32 +58,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
 {% for t in range(kh * kw) %}
     let w{{ t }} = dw_weights[s * {{ kh * kw }}u + {{ t }}u];
 {% endfor %}
-{% for oy in range(by) %}{% for ox in range(bx) %}
-    var a{{ oy }}_{{ ox }} = vec4<A>(0.0);
-{% endfor %}{% endfor %}
-{% for c in range(foot_w) %}
-    let cx{{ c }} = ix0 + {{ c }};
-    let vx{{ c }} = cx{{ c }} >= 0 && cx{{ c }} < IN_W;
-    let px{{ c }} = u32(clamp(cx{{ c }}, 0, IN_W - 1));
-{% endfor %}
-{% for taps in plan %}
-    {
-      let cy = iy0 + {{ loop.index0 }};
-      let vy = cy >= 0 && cy < IN_H;
-{% if src.kind == "buffer" %}
-      let py = plane + u32(clamp(cy, 0, IN_H - 1) * IN_W);
-{% else %}
-      let ty = in_base + u32(clamp(cy, 0, IN_H - 1));
-{% endif %}
-{% set used = taps | map(attribute=1) | unique | list %}
-{% for c in used %}
-      let v{{ c }} = select(vec4<A>(0.0), {{ tensor.load(src, "py + px" ~ c, "px" ~ c, "ty", "s", "A") }}, vy && vx{{ c }});
-{% endfor %}
-{% for acc, c, t in taps %}
-      {{ acc }} += v{{ c }} * w{{ t }};
-{% endfor %}
-    }
-{% endfor %}
+{{ block.taps(src, plan, by, bx, foot_w, pad="    ") }}
     let db = dw_bias[s];
 {% for oy in range(by) %}{% for ox in range(bx) %}
     {
