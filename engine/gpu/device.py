@@ -3,7 +3,7 @@
 - `GpuContext.create(adapter=...)` picks an adapter by a name/backend substring
   (argument, else the ENGINE_ADAPTER environment variable, else the best one:
   a real GPU before a CPU one, Vulkan/Metal/D3D12 before OpenGL); OpenGL's adapters
-  are enumerated only when no other matches (`_enumerate`: its probing costs ~25 ms);
+  are enumerated only when no other matches (`_enumerate`: its probing costs ~22 ms);
 - the device is requested with the optional features the engine can use
   (shader-f16, timestamp-query, subgroup) and the adapter's own limits;
 - before the first device, wgpu-py's header comes precompiled from the cache (wgpu_abi.py);
@@ -67,10 +67,15 @@ def _matching(adapters: list, wanted: str | None) -> list:
     return [a for a in adapters if not wanted or wanted.lower() in _adapter_text(a).lower()]
 
 
+# True while this process's wgpu instance is the one _enumerate made with the primary
+# backends only (wgpu-py keeps one instance per process).
+_primary_only = False
+
+
 def _primary_backends_first() -> bool:
     """Make wgpu-py's instance with the primary backends only (Vulkan, Metal, D3D12);
-    False when an instance exists already (the caller used wgpu first: it stays as it is)
-    or wgpu-py offers no such setting."""
+    False when an instance exists already (the caller used wgpu first, or the engine
+    did: it stays as it is) or wgpu-py offers no such setting."""
     try:
         from wgpu.backends.wgpu_native import _helpers, extras
 
@@ -83,8 +88,9 @@ def _primary_backends_first() -> bool:
 
 
 def _every_backend() -> None:
-    """Forget the primary-only instance (nothing was made from it but adapters, which are
-    dropped): the next enumeration makes a new one with every backend, OpenGL too."""
+    """Replace the primary-only instance: the next enumeration makes one with every
+    backend, OpenGL too (wgpu-py's own way: drop `_the_instance`). The old one is left
+    alive, not released: devices made from it keep working."""
     from wgpu.backends.wgpu_native import _helpers
 
     _helpers._the_instance = None
@@ -92,14 +98,19 @@ def _every_backend() -> None:
 
 def _enumerate(wgpu, wanted: str | None) -> list:
     """The adapters to choose from. wgpu-py makes one instance per process, by default
-    with every backend; probing OpenGL (EGL) costs ~25 ms of every start on SwiftShader
-    and lavapipe machines, and its adapters rank last. So the instance first gets the
-    primary backends, and every backend only when none of their adapters matches
-    `wanted` (a machine with OpenGL only, or ENGINE_ADAPTER=OpenGL)."""
-    primary = _primary_backends_first()
+    with every backend; probing OpenGL (EGL) costs ~22 ms of every start on SwiftShader
+    (~5 on lavapipe), and its adapters rank last. So the engine's instance first gets
+    the primary backends, and every backend once none of their adapters matches
+    `wanted` (a machine with OpenGL only, or ENGINE_ADAPTER=OpenGL), even after a first
+    context. Code that uses wgpu after the engine shares that instance, and sees
+    OpenGL's adapters only after such a fallback."""
+    global _primary_only
+    if _primary_backends_first():
+        _primary_only = True
     adapters = list(wgpu.gpu.enumerate_adapters_sync())
-    if primary and not _matching(adapters, wanted):
+    if _primary_only and not _matching(adapters, wanted):
         _every_backend()
+        _primary_only = False
         adapters = list(wgpu.gpu.enumerate_adapters_sync())
     return adapters
 

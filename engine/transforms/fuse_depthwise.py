@@ -11,14 +11,15 @@ The fused op: inputs (x, depthwise weights, depthwise bias, 1x1 weights, 1x1 bia
 bias -1 when absent; attrs["depthwise"] = the depthwise op's attrs (its padding, strides,
 activation and activation-only epilogue); the other attrs are the 1x1 conv's (its
 activation and epilogue: residual adds, PReLU...). The reference interpreter runs it as
-the two ops (engine/reference/conv.py).
+the two ops (engine/reference/fused.py).
 
 Declined: a depthwise with a multiplier, dilation or an epilogue step other than an
 activation (a tensor operand or a fake quantization), a 1x1 conv with a padding, a
 stride or a fused input scale, more than MAX_CHANNELS channels (the tile of one pixel
 must fit work group memory). engine/gpu/compile.py runs this pass (transforms.
 KERNEL_PASSES) for the optimized kernel set on the adapter classes that fuse
-(engine/gpu/kernels/tiles.py FUSED_TILES): on the CPU drivers the pair runs faster.
+(engine/gpu/kernels/tiles.py FUSED_TILES: empty, the pair ran as fast or faster on lavapipe,
+SwiftShader and an H100).
 """
 
 from __future__ import annotations
@@ -104,8 +105,9 @@ def fuse_depthwise_conv1x1(graph: Graph) -> tuple[Graph, PassResult]:
 
 
 def depthwise_part(op: Op) -> Op:
-    """The depthwise half of a fused op as a DEPTHWISE_CONV_2D (output: the fused op's,
-    whose shape differs in channels only: what an activation-only epilogue needs)."""
+    """The depthwise half of a fused op as a DEPTHWISE_CONV_2D. Its output is the fused
+    op's, whose channels differ: epilogue steps built from it must not depend on the
+    channel count (depthwise_conv1x1.py drops the one that does, the sigmoid mask)."""
     return Op("DEPTHWISE_CONV_2D", op.inputs[:3], op.outputs, dict(op.attrs["depthwise"]))
 
 

@@ -18,17 +18,24 @@ gpu_context()  # skip without an adapter
 SCRIPT = """
 import json, sys
 import wgpu
-if sys.argv[1] == "caller-first":
-    wgpu.gpu.enumerate_adapters_sync()  # the caller makes the instance, with every backend
+from wgpu.backends.wgpu_native import _helpers
 from engine.errors import DeviceError
 from engine.gpu.device import GpuContext
+
+case = sys.argv[1]
+if case == "caller-first":
+    wgpu.gpu.enumerate_adapters_sync()  # the caller makes the instance, with every backend
+before = _helpers._the_instance
 try:
     ctx = GpuContext.create()
+    if case == "then-opengl":  # a second context asks for OpenGL after a first one
+        ctx = GpuContext.create(adapter="OpenGL")
 except DeviceError as exc:
     print(json.dumps({"error": str(exc)}))
     sys.exit(0)
 seen = sorted({a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()})
-print(json.dumps({"chosen": ctx.adapter.info["backend_type"], "seen": seen}))
+kept = before is not None and _helpers._the_instance == before
+print(json.dumps({"chosen": ctx.adapter.info["backend_type"], "seen": seen, "kept": kept}))
 """
 
 
@@ -41,29 +48,31 @@ def run(case: str, adapter: str = "") -> dict:
 
 @pytest.fixture(scope="module")
 def every_backend() -> dict:
+    """What an instance with every backend offers here (the caller made it)."""
     got = run("caller-first")
     assert "error" not in got, got
     return got
 
 
-def test_the_instance_has_the_primary_backends_only(every_backend):
-    if every_backend["chosen"] == "OpenGL":
-        pytest.skip("this machine's best adapter is OpenGL")
+def test_an_instance_made_by_the_caller_is_used_as_it_is(every_backend):
+    assert every_backend["kept"]  # not replaced
+    assert every_backend["chosen"] != "OpenGL" or every_backend["seen"] == ["OpenGL"]
+
+
+def test_the_engines_instance_has_the_primary_backends_only(every_backend):
+    if "OpenGL" not in every_backend["seen"] or every_backend["seen"] == ["OpenGL"]:
+        pytest.skip("needs an OpenGL adapter beside a primary one")
     got = run("engine-first")
     assert got.get("chosen") == every_backend["chosen"], got
     assert "OpenGL" not in got["seen"]
 
 
-def test_opengl_when_asked_for(every_backend):
+@pytest.mark.parametrize("case", ["engine-first", "then-opengl"])
+def test_opengl_when_asked_for(every_backend, case):
+    """ENGINE_ADAPTER=OpenGL, or a second context asking for it after a first one."""
     if "OpenGL" not in every_backend["seen"]:
         pytest.skip("no OpenGL adapter here")
-    got = run("engine-first", adapter="OpenGL")
+    got = run(case, adapter="OpenGL" if case == "engine-first" else "")
     if "cannot create a device" in got.get("error", ""):  # the adapter is there, its driver
         pytest.skip(got["error"])  # makes no device here (headless NVIDIA's EGL)
     assert got.get("chosen") == "OpenGL", got
-
-
-def test_an_instance_made_by_the_caller_is_used_as_it_is(every_backend):
-    """No error, and the best adapter of that instance: OpenGL only when nothing else."""
-    assert every_backend["chosen"] in every_backend["seen"]
-    assert every_backend["chosen"] != "OpenGL" or every_backend["seen"] == ["OpenGL"]

@@ -11,13 +11,12 @@ whose 1x1 weights exceed a uniform binding (storage weights).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 from engine.gpu.engine import Engine
 from engine.gpu.kernels import tiles
+from engine.gpu.kernels.depthwise import TILES
 from engine.gpu.kernels.depthwise_conv1x1 import tile_shape
 from engine.model.ir import Graph, Op, Tensor
 from engine.precision import precision as precision_of
@@ -35,10 +34,13 @@ def fused_here(monkeypatch):
     monkeypatch.setitem(tiles.FUSED_TILES, CLASS, tiles.FusedTile())
 
 
-def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1):
+def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1, between=None,
+          pad=False):  # fmt: skip
     """x -> DEPTHWISE k x k / stride (dw_act) -> CONV_2D 1x1 to cout, then `tail`:
     "add" (+ x, RELU; same shape only), "pool" (+ PAD(MAX_POOL 2x2/2 (x)), RELU),
-    "prelu", or "none". Both convs have biases (LiteRT's reference kernels need them)."""
+    "prelu", or "none". `between`: an activation op between the two convs (fused into
+    the depthwise); `pad`: a zero PAD before a VALID depthwise (merged into it as its
+    explicit padding). Both convs have biases (LiteRT's reference kernels need them)."""
     tensors: list[Tensor] = []
     ops: list[Op] = []
 
@@ -57,9 +59,18 @@ def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1):
 
     oh, ow = -(-h // stride), -(-w // stride)
     x = tensor((batch, h, w, c), name="x")
+    dw_in, padding = x, "SAME"
+    if pad:  # SAME's padding of a k x k stride-1 conv, as a PAD op
+        before, after = (k - 1) // 2, k // 2
+        amounts = np.array([[0, 0], [before, after], [before, after], [0, 0]], np.int32)
+        dw_in = op("PAD", (x, tensor((4, 2), amounts)), (batch, h + k - 1, w + k - 1, c))
+        padding = "VALID"
     dw_b = tensor((c,), normal(c))
-    d = op("DEPTHWISE_CONV_2D", (x, tensor((1, k, k, c), normal(1, k, k, c)), dw_b),
-           (batch, oh, ow, c), **conv_attrs(stride=stride, act=dw_act, depth_multiplier=1))  # fmt: skip
+    d = op("DEPTHWISE_CONV_2D", (dw_in, tensor((1, k, k, c), normal(1, k, k, c)), dw_b),
+           (batch, oh, ow, c),
+           **conv_attrs(padding, stride=stride, act=dw_act, depth_multiplier=1))  # fmt: skip
+    if between:
+        d = op(between, (d,), (batch, oh, ow, c))
     pw_b = tensor((cout,), normal(cout))
     y = op("CONV_2D", (d, tensor((cout, 1, 1, c), normal(cout, 1, 1, c, scale=c**-0.5)), pw_b),
            (batch, oh, ow, cout), **conv_attrs(padding="VALID"))  # fmt: skip
@@ -101,6 +112,10 @@ BLOCKS = {
     "odd size, prelu": dict(h=9, w=7, c=16, cout=16, tail="prelu"),
     "relu6 between": dict(h=10, w=10, c=6, cout=9, dw_act="RELU6", tail="none"),
     "batch 2": dict(h=8, w=8, c=8, cout=8, batch=2),
+    # a sigmoid between, 7 -> 6 channels: the output's sigmoid mask (2 lanes of its last
+    # slice) must not reach the depthwise's last slice (3 real lanes)
+    "logistic between, 7 -> 6": dict(h=9, w=8, c=7, cout=6, tail="none", between="LOGISTIC"),
+    "pad merged into the depthwise": dict(h=10, w=9, c=8, cout=8, pad=True),
 }
 
 
@@ -125,10 +140,11 @@ def test_many_channels_shrink_the_tile_and_storage_weights():
     (source,) = [d.source for d in engine.program.dispatches if d.kernel == "depthwise_conv1x1"]
     if engine.target.max_uniform_bytes < 80 * 80 * 64:
         assert "var<storage, read> weights" in source
-    th, tw, by, bx = tile_shape(6, 5, 1, 80, (4, 2), tiles.FusedTile())
-    assert th * tw == 8 and th % by == 0 and tw % bx == 0
-    (vec4s,) = re.findall(r"var<workgroup> mid: array<vec4<A>, (\d+)>", source)
-    assert int(vec4s) % 80 == 0 and int(vec4s) * 16 <= 16384  # whole pixels, <= 16 KiB
+    dw_block = tiles.depthwise_tile(CLASS, 3, 1) or TILES[(3, 1)]
+    th, tw, by, bx = tile_shape(6, 5, 1, 80, dw_block, tiles.FusedTile())
+    assert th * tw <= 8 and th % by == 0 and tw % bx == 0
+    assert f"const TH: u32 = {th}u;" in source and f"const TW: u32 = {tw}u;" in source
+    assert f"var<workgroup> mid: array<vec4<A>, {th * tw * 80}>;" in source  # <= 16 KiB
 
 
 def test_classes_without_a_row_run_the_pair(monkeypatch):
@@ -169,3 +185,23 @@ def test_fused_models_match_litert(model):
     assert len(fused) == {"face_detection_short_range": 16, "face_landmark": 20}[model]
     for d in it.get_output_details():
         assert max_error(it.get_tensor(d["index"]), got[d["name"]]) <= 1e-4, d["name"]
+
+
+@pytest.mark.parametrize(
+    "fields", [dict(pixels=48), dict(bp=3), dict(wg=6), dict(wg=24), dict(bs=0)]
+)
+def test_a_tile_the_kernel_cannot_split_is_refused(fields):
+    with pytest.raises(ValueError):
+        tiles.FusedTile(**fields)
+
+
+def test_tile_shapes_fit_memory_and_whole_blocks():
+    """Every shape the models' layers could ask for: powers of two, whole depthwise blocks,
+    within work group memory and the tile's pixel cap."""
+    t = tiles.FusedTile()
+    for h, w, slices in [(64, 64, 6), (16, 16, 22), (3, 3, 32), (1, 7, 256), (96, 96, 4)]:
+        for block in [(4, 4), (4, 2), (2, 2), (1, 1)]:
+            th, tw, by, bx = tile_shape(h, w, 1, slices, block, t)
+            assert th % by == 0 and tw % bx == 0 and by <= block[0] and bx <= block[1]
+            assert th * tw <= t.pixels and th * tw * slices * 16 <= 16384
+            assert (th * tw) & (th * tw - 1) == 0

@@ -14,16 +14,23 @@ from tests.reference.single_op import max_error, run_litert
 from tests.transforms.test_transforms import CONV, RNG, Builder, same_outputs
 
 
-def block(c=8, cout=12, dw_readers=1, multiplier=1, dilation=1, gate=False, act="RELU6"):
+def block(c=8, cout=12, dw_readers=1, multiplier=1, dilation=1, gate=False, act="RELU6",
+          pad=False):  # fmt: skip
     """x -> DEPTHWISE 3x3 (act) -> CONV_2D 1x1 -> ADD(+ r) (RELU); `dw_readers` 2: the
     depthwise result is also a graph output; `gate`: squeeze-excite before the 1x1 (the
-    depthwise result times its own channel means)."""
+    depthwise result times its own channel means); `pad`: a zero PAD before a VALID
+    depthwise instead of SAME (merge_pad makes it the depthwise's explicit padding)."""
     b = Builder()
     x = b.tensor((1, 7, 6, c), name="x")
     m = c * multiplier
-    dw = b.op("DEPTHWISE_CONV_2D", (x, b.const(RNG.standard_normal((1, 3, 3, m)).astype(np.float32)),
+    dw_in, padding = x, "SAME"
+    if pad:
+        amounts = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
+        dw_in, padding = b.op("PAD", (x, amounts), (1, 9, 8, c)), "VALID"
+    dw = b.op("DEPTHWISE_CONV_2D", (dw_in, b.const(RNG.standard_normal((1, 3, 3, m)).astype(np.float32)),
               b.const(RNG.standard_normal(m).astype(np.float32))), (1, 7, 6, m),
-              **{**CONV, "fused_activation_function": act, "depth_multiplier": multiplier,
+              **{**CONV, "padding": padding, "fused_activation_function": act,
+                 "depth_multiplier": multiplier,
                  "dilation_h_factor": dilation, "dilation_w_factor": dilation})  # fmt: skip
     mid = dw
     if gate:
@@ -36,14 +43,16 @@ def block(c=8, cout=12, dw_readers=1, multiplier=1, dilation=1, gate=False, act=
     return b.graph([x, residual], [out, dw] if dw_readers == 2 else [out])
 
 
-def test_pair_fuses_into_one_op_with_both_epilogues():
-    graph = block()
+@pytest.mark.parametrize("pad", [False, True], ids=["same", "merged-pad"])
+def test_pair_fuses_into_one_op_with_both_epilogues(pad):
+    graph = block(pad=pad)
     before = run_all(graph, PASSES)  # the 1x1 conv took the residual add and RELU
     after, result = fuse_depthwise_conv1x1(before)
     assert result.applied == 1
     assert [op.type for op in after.ops] == [FUSED]
     (op,) = after.ops
     assert op.attrs["depthwise"]["fused_activation_function"] == "RELU6"
+    assert ("explicit_padding" in op.attrs["depthwise"]) == pad
     assert [s[0] for s in op.attrs["epilogue"]] == ["add", "act"]
     assert op_flops(after, op) == sum(op_flops(before, o) for o in before.ops)
     same_outputs(graph, after)

@@ -164,14 +164,16 @@ def test_drop_identity_reshape_and_decline_graph_output():
     same_outputs(g, g1)
 
 
+@pytest.mark.parametrize("kernel_passes", [False, True], ids=["passes", "with-kernel-passes"])
 @pytest.mark.parametrize("path", fetched_models(), ids=[p.stem for p in fetched_models()])
-def test_all_transforms_keep_model_outputs(path):
+def test_all_transforms_keep_model_outputs(path, kernel_passes):
+    """Every class runs PASSES; a class of tiles.FUSED_TILES adds KERNEL_PASSES."""
     graph = load_tflite(path)
     try:
         Interpreter(graph)
     except Exception as exc:  # custom ops without a reference kernel
         pytest.skip(f"reference cannot run {path.name}: {exc}")
-    after, log = run_with_log(graph, PASSES + KERNEL_PASSES)  # what a fusing class runs
+    after, log = run_with_log(graph, PASSES + (KERNEL_PASSES if kernel_passes else ()))
     assert len(after.ops) < len(graph.ops)
     same_outputs(graph, after)
 

@@ -96,6 +96,10 @@ class DepthwiseConv1x1(Kernel):
         th, tw, by, bx = tile_shape(dst.h, dst.w, dst.b, src.s, block, t)
         bp, bs = min(t.bp, th * tw), slice_block(dst.s, t.bs)
         dw_steps, _ = epilogue.build(dw, graph, first_binding=6, ctx=ctx)  # activations only
+        # No "mask" step: it keeps the padded lanes of the *output's* last slice at zero
+        # after a sigmoid, and would zero real depthwise channels here. Padded depthwise
+        # lanes need none: they meet zero 1x1 weights (pack_conv_weights pads with zeros).
+        dw_steps = [st for st in dw_steps if st["kind"] != "mask"]
         steps, extra = epilogue.build(op, graph, first_binding=6, ctx=ctx)
         dw_space = _space(src.s * kh * kw * VEC4_BYTES, ctx)
         pw_space = _space(dst.s * src.s * MAT4_BYTES, ctx)

@@ -180,6 +180,14 @@ class FusedTile:
     bs: int = 4
     wg: int = 64
 
+    def __post_init__(self) -> None:
+        # the kernel's tile is a power of two split into whole pixel blocks, and quads
+        # (4 consecutive invocations) must not straddle work groups
+        if any(n < 1 or n & (n - 1) for n in (self.pixels, self.bp, self.wg)):
+            raise ValueError(f"{self}: pixels, bp and wg must be powers of two")
+        if self.wg % 4 or self.bs < 1 or self.min_groups < 1:
+            raise ValueError(f"{self}: wg must be a multiple of 4, bs and min_groups >= 1")
+
 
 # Adapter classes whose compile fuses a depthwise conv into the 1x1 conv that reads it
 # (engine/transforms/fuse_depthwise.py), with their tile: none. The fused kernel shares
