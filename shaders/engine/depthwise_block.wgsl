@@ -3,7 +3,7 @@
 A BY x BX block of depthwise outputs of one slice, shared by depthwise.wgsl's tiled form
 and depthwise_conv1x1.wgsl: accumulators a{oy}_{ox}, the block's input footprint loaded
 once (clamped address, zero outside) and every tap unrolled (`plan`: per footprint row,
-[(accumulator, footprint column, tap)], engine/gpu/kernels/depthwise.py _tile_plan).
+[(accumulator, footprint column, tap)], engine/gpu/kernels/depthwise.py tile_plan).
 The caller defines ix0 and iy0 (i32: the footprint's corner), s (the input slice), the
 taps' weights w0, w1, ... and plane (the slice's first vec4: buffers) or in_base (the
 image's first texel row: textures). `pad`: the indentation of the caller's scope.

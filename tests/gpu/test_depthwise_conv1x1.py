@@ -18,10 +18,11 @@ from engine.gpu.engine import Engine
 from engine.gpu.kernels import tiles
 from engine.gpu.kernels.depthwise import TILES
 from engine.gpu.kernels.depthwise_conv1x1 import tile_shape
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.ir import Graph
 from engine.precision import precision as precision_of
 from tests.gpu.util import STORAGES, conv_attrs, gpu_context, texture_wrapped
 from tests.reference.single_op import max_error, run_litert
+from tests.transforms.test_transforms import Builder
 
 ctx = gpu_context()
 CLASS = tiles.adapter_class(ctx.info)
@@ -41,18 +42,8 @@ def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1, betw
     "prelu", or "none". `between`: an activation op between the two convs (fused into
     the depthwise); `pad`: a zero PAD before a VALID depthwise (merged into it as its
     explicit padding). Both convs have biases (LiteRT's reference kernels need them)."""
-    tensors: list[Tensor] = []
-    ops: list[Op] = []
-
-    def tensor(shape, data=None, name=None):
-        dtype = "float32" if data is None else data.dtype.name
-        tensors.append(Tensor(name or f"t{len(tensors)}", tuple(shape), dtype, data))
-        return len(tensors) - 1
-
-    def op(kind, inputs, shape, **attrs):
-        out = tensor(shape)
-        ops.append(Op(kind, tuple(inputs), (out,), attrs))
-        return out
+    b = Builder()
+    tensor, op = b.tensor, b.op
 
     def normal(*shape, scale=1.0):
         return (RNG.standard_normal(shape) * scale).astype(np.float32)
@@ -85,7 +76,7 @@ def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1, betw
     elif tail == "prelu":
         slopes = tensor((1, 1, cout), normal(1, 1, cout, scale=0.2))
         y = op("PRELU", (y, slopes), (batch, oh, ow, cout))
-    return Graph(tensors, ops, [x], [y], "dw-1x1")
+    return Graph(b.tensors, b.ops, [x], [y], "dw-1x1")
 
 
 def check(graph, precision="fp32", storage="buffer"):

@@ -71,7 +71,7 @@ def _multiplier(op: Op, graph: Graph) -> int:
     return oc // shape4(graph, op.inputs[0]).c
 
 
-def _tile_plan(kh, kw, sh, sw, by, bx):
+def tile_plan(kh, kw, sh, sw, by, bx):
     """For each footprint row r: [(acc name, footprint column, tap index)] of its taps."""
     plan = []
     for r in range((by - 1) * sh + kh):
@@ -152,7 +152,7 @@ class _DepthwiseBase(Kernel):
                 bx=bx,
                 tiles_y=tiles_y,
                 foot_w=(bx - 1) * sw + kw,
-                plan=_tile_plan(kh, kw, sh, sw, by, bx) if self.tiled else [],
+                plan=tile_plan(kh, kw, sh, sw, by, bx) if self.tiled else [],
                 wg=wg,
                 steps=steps,
             )

@@ -28,10 +28,16 @@ from engine.gpu.kernels.base import (
     shape4,
     tensor_arg,
 )
-from engine.gpu.kernels.common import geometry, optional_input, pow2_ceil
+from engine.gpu.kernels.common import (
+    geometry,
+    optional_input,
+    pow2_ceil,
+    uniform_groups,
+    weight_bindings,
+)
 from engine.gpu.kernels.conv import MAT4_BYTES, conv_padding, pack_bias, pack_conv_weights
 from engine.gpu.kernels.conv1x1 import slice_block
-from engine.gpu.kernels.depthwise import TILES, VEC4_BYTES, _tile_plan, pack_depthwise_weights
+from engine.gpu.kernels.depthwise import TILES, VEC4_BYTES, pack_depthwise_weights, tile_plan
 from engine.gpu.kernels.tiles import FusedTile, depthwise_tile, fused_tile, quad_weights
 from engine.model.ir import Graph, Op
 from engine.transforms.fuse_depthwise import FUSED, depthwise_part
@@ -69,8 +75,9 @@ def tile_shape(
     return th, tw, by, bx
 
 
-def _space(nbytes: int, ctx: BuildContext) -> str:
-    return "uniform" if nbytes <= ctx.max_uniform_bytes else "storage, read"
+def _space(slices: int, per_slice: int, ctx: BuildContext) -> str:
+    """Uniform when all `slices` fit one binding, else storage: one dispatch either way."""
+    return uniform_groups(slices, per_slice, ctx, max_splits=1)[0]
 
 
 @register
@@ -101,8 +108,8 @@ class DepthwiseConv1x1(Kernel):
         # lanes need none: they meet zero 1x1 weights (pack_conv_weights pads with zeros).
         dw_steps = [st for st in dw_steps if st["kind"] != "mask"]
         steps, extra = epilogue.build(op, graph, first_binding=6, ctx=ctx)
-        dw_space = _space(src.s * kh * kw * VEC4_BYTES, ctx)
-        pw_space = _space(dst.s * src.s * MAT4_BYTES, ctx)
+        dw_space = _space(src.s, kh * kw * VEC4_BYTES, ctx)
+        pw_space = _space(dst.s, src.s * MAT4_BYTES, ctx)
         wg = min(t.wg, ctx.max_workgroup_invocations)
         source = render(
             "depthwise_conv1x1.wgsl",
@@ -127,7 +134,7 @@ class DepthwiseConv1x1(Kernel):
             by=by,
             bx=bx,
             foot_w=(bx - 1) * sw + kw,
-            plan=_tile_plan(kh, kw, sh, sw, by, bx),
+            plan=tile_plan(kh, kw, sh, sw, by, bx),
             bp=bp,
             bs=bs,
             blocks=ceil_div(dst.s, bs),
@@ -138,19 +145,15 @@ class DepthwiseConv1x1(Kernel):
             dw_steps=dw_steps,
             steps=steps,
         )
-        consts = (
-            (pack_depthwise_weights(dw_w), dw_space),
-            (pack_bias(optional_input(op, graph, 2), src.c), dw_space),
-            (pack_conv_weights(graph.tensors[op.inputs[3]].data), pw_space),
-            (pack_bias(optional_input(op, graph, 4), dst.c), pw_space),
-        )
+        dw_bias, pw_bias = optional_input(op, graph, 2), optional_input(op, graph, 4)
+        pw_w = pack_conv_weights(graph.tensors[op.inputs[3]].data)
         bindings = (
             Binding("in", tensor=op.inputs[0]),
             Binding("out", tensor=op.outputs[0]),
-            *(
-                Binding("const", data=d.reshape(-1), space=s.split(",")[0], dtype="f32")
-                for d, s in consts
+            *weight_bindings(
+                pack_depthwise_weights(dw_w), pack_bias(dw_bias, src.c), dw_space, 0, src.s
             ),  # fmt: skip
+            *weight_bindings(pw_w, pack_bias(pw_bias, dst.c), pw_space, 0, dst.s),
             *extra,
         )
         grid = (ceil_div(dst.w, tw), dst.b * ceil_div(dst.h, th), 1)
