@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.errors import EngineError
 from engine.reference.oracle import BACKENDS, run_model
-from engine.vision.blazeface import KEYPOINT_NAMES, Detections, detect_faces, letterbox
+from engine.vision.ssd import KEYPOINT_NAMES, Detections, detect_faces, letterbox
 
 KEYPOINT_COLORS = [  # BGR, in KEYPOINT_NAMES order
     (255, 0, 0),
@@ -76,7 +76,7 @@ def draw(frame_bgr: np.ndarray, det: Detections) -> np.ndarray:
 def run(model: Path, image: Path, output: Path, backend: str = "reference") -> Detections:
     if not model.is_file():
         raise DemoError(
-            f"model not found: {model} (run `make models` or `python -m engine.data.fetch`)"
+            f"model not found: {model} (run `make models` or `python -m engine.catalog.fetch`)"
         )
     if not image.is_file():
         raise DemoError(f"image not found: {image} (run `make assets`)")

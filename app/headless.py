@@ -188,7 +188,7 @@ def write_stats(path, summary: dict) -> None:
 
 
 def format_report(summary: dict) -> str:
-    from app.stats import format_summary
+    from app.timeline import format_summary
 
     n_in = summary["frames_in_output"]
     head = [f"{n_in} of {summary['frames_read']} frames read written to {summary['output']}"

@@ -108,7 +108,7 @@ def _load_graph(path: Path):
 
 def _manifest_entry(path: Path):
     try:
-        from engine.data.manifest import load_manifest
+        from engine.catalog.manifest import load_manifest
     except ImportError:
         return None
     for entry in load_manifest().models:

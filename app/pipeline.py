@@ -35,7 +35,7 @@ from app.build import Build, BuildStatus, StartupLine, since_launch, warm_effect
 from app.effects import effect_class
 from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
-from app.stats import FrameRecord, Timeline
+from app.timeline import FrameRecord, Timeline
 from engine.gpu.progress import report_to
 from engine.gpu.sync import SYNC_MODES, Fence
 from engine.gpu.timestamps import GpuMarks

@@ -211,7 +211,7 @@ class LiveWindow:
         tl.warmup = min(2, max(0, len(tl.records) - 1))
         if not tl.records:
             return 0
-        from app.stats import format_summary
+        from app.timeline import format_summary
 
         s = tl.summary({**info, "models": p.models_info(), "transfers": p.transfers(),
                         "title": f"ar-demo window: {self.source.name}", "paced": self.paced})  # fmt: skip

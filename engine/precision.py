@@ -25,7 +25,7 @@ class Precision:
     texture_format: str  # rgba texture format of texture-stored tensors
     max_value: float  # largest finite value (literal constants beyond it go to buffers)
     # A kernel's output may differ from the float64/reference oracle by this much, times
-    # max(1, max|oracle|) (tests/gpu/util.py): f32 rounding; fp16 storage with f32 math.
+    # max(1, max|oracle|) (tests/helpers/gpu.py): f32 rounding; fp16 storage with f32 math.
     tolerance: float
     device_feature: str | None  # WebGPU feature the device needs, if any
     # vec4<T> arrays may sit in the uniform address space only with a 16-byte stride:

@@ -18,7 +18,7 @@
 #   bench       engine-bench vs LiteRT XNNPACK (all cores, 1 thread), LiteRT GPU, ORT WebGPU
 #               (PEERS=litert,litert-gpu: without ORT)
 #   storage     engine-bench --peers none with buffer and texture storage
-#   dispatch    the fixed cost of one dispatch (python -m engine.tools.dispatch_cost)
+#   dispatch    the fixed cost of one dispatch (python -m benchmarks.engine.dispatch_cost)
 #   workgroups  engine-bench --workgroups (table / heuristic / tuned per signature)
 #   latency N S engine-latency measure --repeat of the lavapipe dataset's first N cells,
 #               at most S seconds; resumes from .devdata/nvidia.csv.gz when carried (copy
@@ -114,7 +114,7 @@ step_storage() {
 }
 
 step_dispatch() {
-  cli 45 engine.tools.dispatch_cost --chains 1,50,200,1000 --groups 1,16,256 \
+  cli 45 benchmarks.engine.dispatch_cost --chains 1,50,200,1000 --groups 1,16,256 \
     --json "$RES/dispatch.json"
 }
 
@@ -124,13 +124,13 @@ step_workgroups() {
 }
 
 step_tiles() {
-  cli 100 engine.tools.tile_sweep "${MODELS[@]}" --rounds 11 --json "$RES/tiles-buffer.json"
-  cli 60 engine.tools.tile_sweep "${MODELS[@]}" --rounds 7 --storage texture \
+  cli 100 benchmarks.engine.tile_sweep "${MODELS[@]}" --rounds 11 --json "$RES/tiles-buffer.json"
+  cli 60 benchmarks.engine.tile_sweep "${MODELS[@]}" --rounds 7 --storage texture \
     --json "$RES/tiles-texture.json"
 }
 
 step_kernels() {
-  cli 80 engine.tools.kernel_bench "${MODELS[@]}" --baseline --rounds 7 \
+  cli 80 benchmarks.engine.kernel_bench "${MODELS[@]}" --baseline --rounds 7 \
     --storage buffer,texture --json "$RES/kernels.json"
 }
 
@@ -144,35 +144,35 @@ step_pytest() {
 }
 
 step_startup() {
-  cli 300 engine.tools.first_result "${MODELS[@]}" --kernels optimized compact --litert \
+  cli 300 benchmarks.engine.first_result "${MODELS[@]}" --kernels optimized compact --litert \
     --cache cold warm --rounds 3 --json "$RES/first-result.json" | tee "$RES/first-result.md"
   # do pipelines compile in parallel on this driver? (the default is min(CPUs, 8) threads)
-  ENGINE_COMPILE_THREADS=1 cli 60 engine.tools.first_result "${MODELS[0]}" --kernels optimized \
+  ENGINE_COMPILE_THREADS=1 cli 60 benchmarks.engine.first_result "${MODELS[0]}" --kernels optimized \
     --cache cold --rounds 2 --json "$RES/first-result-1thread.json" | tail -3
 }
 
 step_submits() {
-  cli 90 engine.tools.submit_sweep "${MODELS[@]}" --litert --json "$RES/submits-fp32.json" \
+  cli 90 benchmarks.engine.submit_sweep "${MODELS[@]}" --litert --json "$RES/submits-fp32.json" \
     | tee "$RES/submits-fp32.md"
-  cli 60 engine.tools.submit_sweep "${MODELS[@]}" --litert --precision fp16 \
+  cli 60 benchmarks.engine.submit_sweep "${MODELS[@]}" --litert --precision fp16 \
     --plans none,8,8/32 --json "$RES/submits-fp16.json" | tee "$RES/submits-fp16.md"
 }
 
 step_abi() {
   timeout 90 "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_wgpu_abi.py \
-    tests/gpu/test_submits.py tests/gpu/test_recorder.py tests/tools/test_submit_sweep.py \
+    tests/gpu/test_submits.py tests/gpu/test_recorder.py tests/benchmarks/test_submit_sweep.py \
     2>&1 | tail -15 | tee "$RES/abi.log"
 }
 
 step_recording() {
-  cli 120 engine.tools.submit_sweep "${MODELS[@]}" --litert --plans none,8/32 \
+  cli 120 benchmarks.engine.submit_sweep "${MODELS[@]}" --litert --plans none,8/32 \
     --recording direct,wgpu-py --rounds 30 --json "$RES/recording.json" | tee "$RES/recording.md"
 }
 
 step_fused() {
-  cli 200 engine.tools.tile_sweep "${MODELS[@]}" --only fused --rounds 15 \
+  cli 200 benchmarks.engine.tile_sweep "${MODELS[@]}" --only fused --rounds 15 \
     --json "$RES/fused-buffer.json" | tee "$RES/fused-buffer.md"
-  cli 90 engine.tools.tile_sweep "${MODELS[@]}" --only fused --rounds 9 --storage texture \
+  cli 90 benchmarks.engine.tile_sweep "${MODELS[@]}" --only fused --rounds 9 --storage texture \
     --variants "fused none,fused 64/64 2x2" --json "$RES/fused-texture.json" \
     | tee "$RES/fused-texture.md"
 }

@@ -13,7 +13,7 @@ import pytest
 # into the user's cache. Set before any engine module reads its settings.
 os.environ.setdefault("ENGINE_CACHE_DIR", tempfile.mkdtemp(prefix="webgpu-ar-test-cache-"))
 
-from engine.data.paths import assets_dir, models_dir
+from engine.catalog.paths import assets_dir, models_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = models_dir()

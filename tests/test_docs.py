@@ -8,7 +8,7 @@ import doctest
 import pytest
 
 from tests.conftest import ASSETS_DIR, CORE_MODELS, ROOT, model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()
 

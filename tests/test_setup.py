@@ -58,7 +58,7 @@ def test_setup_system_script_dry_run():
 
 
 def test_camera_path_keeps_the_face_in_frame():
-    from engine.data.samples import FACE, FRAMES, SIZE, camera_path
+    from engine.catalog.samples import FACE, FRAMES, SIZE, camera_path
 
     fx, fy, fs = FACE
     for i in range(FRAMES):
@@ -72,7 +72,7 @@ def test_camera_path_keeps_the_face_in_frame():
 
 
 def test_render_is_deterministic():
-    from engine.data.samples import render_frame
+    from engine.catalog.samples import render_frame
 
     still = np.random.default_rng(1).integers(0, 255, (512, 512, 3), dtype=np.uint8)
     a, b = render_frame(still, 17), render_frame(still, 17)
@@ -80,7 +80,7 @@ def test_render_is_deterministic():
 
 
 def test_make_sample_small_clip(tmp_path, capsys):
-    from engine.data import samples as ms
+    from engine.catalog import samples as ms
 
     wheels = (
         sorted(ms.default_cache().glob("scikit_image-*.whl")) if ms.default_cache().is_dir() else []
@@ -95,7 +95,7 @@ def test_make_sample_small_clip(tmp_path, capsys):
 
 
 def test_sample_clip_if_made():
-    from engine.data.samples import FRAMES, SIZE, count_frames
+    from engine.catalog.samples import FRAMES, SIZE, count_frames
 
     mp4 = ROOT / "assets" / "sample.mp4"
     if not mp4.is_file():

@@ -48,7 +48,7 @@ def wheel_files(tmp_path_factory) -> list[str]:
 def test_wheel_installs_only_engine_and_app(wheel_files):
     tops = {n.split("/")[0] for n in wheel_files if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"engine", "app"}
-    assert "engine/data/manifest.json" in wheel_files
+    assert "engine/catalog/manifest.json" in wheel_files
 
 
 def test_wheel_holds_every_template_the_code_uses(wheel_files):

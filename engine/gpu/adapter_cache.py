@@ -55,7 +55,7 @@ def cache_root(directory: str | os.PathLike | None = None) -> Path:
         return Path(directory)
     if settings().cache_dir is not None:
         return settings().cache_dir
-    from engine.data.paths import user_cache_dir
+    from engine.catalog.paths import user_cache_dir
 
     return user_cache_dir()
 

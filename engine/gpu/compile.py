@@ -10,7 +10,7 @@ turns a Program into GPU objects.
 4. memory plans per storage kind (storage.plan_storage); with an arena every tensor is a
    range of one buffer, so read-only bindings become read_write (`for_storage`);
 5. dispatch specs: each GPU op's kernel builds its Dispatch list (WGSL, bindings, grid),
-   work groups chosen by the policy (kernels/wg.py; "tune" times candidates through
+   work groups chosen by the policy (kernels/workgroup_choice.py; "tune" times candidates through
    `timer`, the only step that needs a device).
 
     program = compile_graph(graph, CompileOptions(precision="fp16"), Target())
@@ -150,7 +150,7 @@ class Program:
     plans: StoragePlan
     steps: list[GpuStep | CpuStep]
     fallback_ops: list[str]  # "#i TYPE" of ops that run on the CPU
-    choices: list = field(default_factory=list)  # work group choices (kernels/wg.py)
+    choices: list = field(default_factory=list)  # work group choices (kernels/workgroup_choice.py)
     clock: dict[str, float] = field(default_factory=dict)  # seconds per compile phase
     # int8/uint8 graph inputs/outputs of a quantized model: {name: (Quantization, dtype)}
     integer_io: dict = field(default_factory=dict)
@@ -328,7 +328,7 @@ def cpu_kernel(op, graph: Graph, index: int):
 def _transformed(graph: Graph, options: CompileOptions, target: Target) -> Graph:
     """The graph transforms, plus the kernel fusions where this adapter class runs them
     (not in the compact set: it keeps its few shared shaders)."""
-    from engine.gpu.kernels.tiles import fused_tile
+    from engine.gpu.kernels.tile_tables import fused_tile
     from engine.transforms import KERNEL_PASSES, PASSES, run_all
 
     fuse = not options.compact and fused_tile(target.adapter) is not None

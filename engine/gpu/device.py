@@ -203,7 +203,7 @@ class GpuContext:
 
     @property
     def has_subgroups(self) -> bool:
-        """WGSL subgroup and quad operations (conv1x1's quad weights, engine/gpu/kernels/tiles.py)."""
+        """WGSL subgroup and quad operations (conv1x1's quad weights, engine/gpu/kernels/tile_tables.py)."""
         return "subgroup" in self.features
 
     @property

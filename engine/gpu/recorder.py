@@ -47,7 +47,7 @@ def native_handles(pipeline, group) -> tuple | None:
 
 def record(pass_, dispatches: Iterable, stats, direct: bool = True) -> None:
     """Record `dispatches` (resources.Prepared) into `pass_`; count them in stats.
-    `direct=False`: through wgpu-py's methods (engine.tools.submit_sweep compares)."""
+    `direct=False`: through wgpu-py's methods (benchmarks.engine.submit_sweep compares)."""
     functions = direct_functions() if direct else None
     handle = getattr(pass_, "_internal", None)
     usable = functions is not None and handle is not None

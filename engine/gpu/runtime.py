@@ -70,7 +70,7 @@ class Runtime:
 
     @submits.setter
     def submits(self, plan: SubmitPlan) -> None:
-        """Replace the adapter class's plan (engine.tools.submit_sweep compares plans)."""
+        """Replace the adapter class's plan (benchmarks.engine.submit_sweep compares plans)."""
         self._submits, self._early = plan, sorted(plan.points(self._total))
 
     def run(self, feeds, sync: str) -> tuple[dict[str, np.ndarray], RunStats]:

@@ -9,7 +9,7 @@ delegate flushes periodically on some GPUs for the same reason. Every submit cos
 pass end, a command buffer and a queue call, and a CPU adapter computes on the cores
 that record, so the plan is a row per adapter class (like the tile tables: fixed,
 copied in by hand with the measurement that chose it), never a timing taken at run
-time. `python -m engine.tools.submit_sweep` measures rows.
+time. `python -m benchmarks.engine.submit_sweep` measures rows.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ class DispatchInfo:
     output: tuple[int, ...]
     workgroup: tuple[int, int, int]  # @workgroup_size
     groups: tuple[int, int, int]  # dispatch_workgroups
-    flops: int  # its share of the op's FLOPs (engine.model.stats, multiply-add = 2)
+    flops: int  # its share of the op's FLOPs (engine.model.cost, multiply-add = 2)
     bytes_read: int  # tensors (PHWC4, storage precision) + constants bound
     bytes_written: int
     const_bytes: int  # weights/biases/parameters among bytes_read
@@ -161,7 +161,7 @@ def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> lis
     from engine.gpu.kernels.base import BuildContext
     from engine.gpu.placement import TextureLimits
     from engine.gpu.workgroups import DeviceLimits
-    from engine.model.stats import op_flops
+    from engine.model.cost import op_flops
 
     limits = {k: tuple(v) if isinstance(v, list) else v for k, v in profile.limits.items()}
     target = Target(

@@ -1,6 +1,6 @@
 """Static features of a model, as LETI uses them and as the engine would run it.
 
-- flops: sum of engine.model.stats.op_flops over the imported graph (multiply-add = 2);
+- flops: sum of engine.model.cost.op_flops over the imported graph (multiply-add = 2);
 - params: float constant elements (weights and biases; batch norm folded);
 - peak_memory: bytes of the engine's buffer memory plan for the intermediates of the
   transformed graph (engine.memory: usage_records at the precision's element size,
@@ -18,13 +18,13 @@ from engine.model.ir import Graph
 
 
 def flops(graph: Graph) -> int:
-    from engine.model.stats import op_flops
+    from engine.model.cost import op_flops
 
     return sum(op_flops(graph, op) for op in graph.ops)
 
 
 def params(graph: Graph) -> int:
-    from engine.model.stats import parameter_count
+    from engine.model.cost import parameter_count
 
     return parameter_count(graph)
 

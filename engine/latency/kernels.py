@@ -75,7 +75,7 @@ class _KernelNet(_Net):
 
 
 def _flops(g: Graph) -> int:
-    from engine.model.stats import op_flops
+    from engine.model.cost import op_flops
 
     return sum(op_flops(g, op) for op in g.ops)
 

@@ -17,7 +17,7 @@ from engine.memory.naive import naive, texture_naive
 from engine.memory.plan import ArenaPlan, ObjectPlan, Plan, TexturePlan
 from engine.memory.records import TensorUsage, lower_bound, naive_bytes, usage_records
 from engine.memory.registry import PLANNERS, Planner, planner, planners_for
-from engine.memory.stats import (
+from engine.memory.summary import (
     BUFFER_STRATEGIES,
     STRATEGIES,
     TEXTURE_STRATEGIES,

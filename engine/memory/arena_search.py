@@ -33,7 +33,7 @@ from engine.memory.records import TensorUsage
 # Nodes per decision search, and decision searches after the first one (at the bound).
 # At alignment 256 the 14 MediaPipe models place a plan at the bound in <= 96 nodes
 # (fp32 and fp16, about one per tensor), as do MobileNetV1/V2 and DeepLabV3 at output
-# stride 16 (engine/tools/memory_graphs.py); DeepLabV3 at stride 8, whose aligned bound
+# stride 16 (benchmarks/engine/memory_graphs.py); DeepLabV3 at stride 8, whose aligned bound
 # is out of reach, ends at 1.0001x after 4309 (docs/memory.md). A node costs 5-15 us of
 # CPython, so the worst case (every decision runs out) is ~0.3 s.
 BUDGET = 4000

@@ -25,7 +25,7 @@ For each j only these predecessors i (last_i < first_j) get an edge:
   much larger object is better saved for a larger tensor) and the `nearest`
   largest smaller ones (the cheapest growth).
 Any subset of edges still gives a valid plan; `nearest=None` keeps all of them.
-NEAREST = 16, from `python -m engine.tools.memory_bench` at n=300: ~65 ms against
+NEAREST = 16, from `python -m benchmarks.engine.memory_bench` at n=300: ~65 ms against
 ~250-300 ms with every edge, totals within 0-7% of the every-edge ones (8: ~40 ms
 but up to 17% larger on chains). The flow's cost is an estimate, so more edges
 do not always give a smaller plan.

@@ -29,7 +29,7 @@ import flatbuffers
 import numpy as np
 import tflite
 
-from engine.data.manifest import differs_from_published
+from engine.catalog.manifest import differs_from_published
 from engine.errors import ModelError, PublishedModelWarning
 from engine.model import schema
 from engine.model.ir import Graph, Op, Quantization, Tensor, compact

@@ -14,9 +14,9 @@ import json
 import sys
 
 from engine.errors import EngineError
+from engine.model.cost import flops_by_op, intermediate_bytes, parameter_count
 from engine.model.importer import load_tflite
 from engine.model.ir import Graph
-from engine.model.stats import flops_by_op, intermediate_bytes, parameter_count
 
 
 def _io(graph: Graph, ids: list[int]) -> list[dict]:

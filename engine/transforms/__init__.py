@@ -42,7 +42,7 @@ PASSES = (
 )
 # Fusions into an op that only one optimized kernel runs, after every epilogue is final:
 # engine/gpu/compile.py adds them for the optimized kernel set on the adapter classes
-# whose tile table asks for them (engine/gpu/kernels/tiles.py FUSED_TILES).
+# whose tile table asks for them (engine/gpu/kernels/tile_tables.py FUSED_TILES).
 KERNEL_PASSES = (fuse_depthwise_conv1x1,)
 
 

@@ -18,7 +18,7 @@ activation (a tensor operand or a fake quantization), a 1x1 conv with a padding,
 stride or a fused input scale, more than MAX_CHANNELS channels (the tile of one pixel
 must fit work group memory). engine/gpu/compile.py runs this pass (transforms.
 KERNEL_PASSES) for the optimized kernel set on the adapter classes that fuse
-(engine/gpu/kernels/tiles.py FUSED_TILES: empty, the pair ran as fast or faster on lavapipe,
+(engine/gpu/kernels/tile_tables.py FUSED_TILES: empty, the pair ran as fast or faster on lavapipe,
 SwiftShader and an H100).
 """
 

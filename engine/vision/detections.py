@@ -3,13 +3,13 @@
 - input: the detector's PHWC4 output buffers, read in place (an Engine's `regressors`
   [1, N, 4 + 2K] and `classificators` [1, N, 1], or TensorLayouts of buffers you filled);
   the 2x3 `frame_from_tensor` affine (normalised tensor coords -> frame pixels, e.g.
-  engine.vision.blazeface.letterbox_matrix) and the frame size, a 48-byte uniform update
+  engine.vision.ssd.letterbox_matrix) and the frame size, a 48-byte uniform update
 - output, all on the GPU (nothing is read back):
   `detections`: MAX records of `DetectionRecord.stride` f32 words, highest score first;
   `status`: u32 (count, candidates >= min score, candidates left out by the max count,
   candidates dropped by the compaction cap);
   `args`: DrawIndirect (vertex_count, instance_count = count, 0, 0) for `draw_indirect`
-- semantics: exactly engine.vision.blazeface.detect_faces (decode_boxes, scores_from_logits,
+- semantics: exactly engine.vision.ssd.detect_faces (decode_boxes, scores_from_logits,
   threshold >= min_score, weighted_nms, project), first `max_detections` detections
 - usage:
     dec = SsdDecoder(engine)                       # BlazeFace short range defaults
@@ -30,7 +30,7 @@ import numpy as np
 
 from engine.gpu.codegen import render
 from engine.gpu.device import compute_pipeline
-from engine.vision._gpu import bind_group, dispatch, wgsl_float, zeros_buffer
+from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float, zeros_buffer
 from engine.vision.ssd_spec import BLAZEFACE_SHORT, ssd_anchors
 
 WORKGROUP = 256

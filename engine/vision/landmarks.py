@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.gpu.codegen import render
 from engine.gpu.device import compute_pipeline
-from engine.vision._gpu import bind_group, dispatch, zeros_buffer
+from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
 from engine.vision.roi import Rect
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from engine.gpu.codegen import render
 from engine.gpu.device import compute_pipeline
-from engine.vision._gpu import bind_group, dispatch, wgsl_float
+from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float
 from engine.vision.image_to_tensor import subrect_matrix
 
 ROI_BYTES = 96

@@ -1,6 +1,6 @@
 """SSD detector options and anchors (MediaPipe's SsdAnchorsCalculator), shared by the
 GPU decoder (engine/vision/detections.py) and the numpy reference pipeline
-(engine/vision/blazeface.py). Defaults: BlazeFace short range (docs/models.md)."""
+(engine/vision/ssd.py). Defaults: BlazeFace short range (docs/models.md)."""
 
 from __future__ import annotations
 

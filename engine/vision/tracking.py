@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.gpu.codegen import render
 from engine.gpu.device import compute_pipeline
-from engine.vision._gpu import bind_group, dispatch, zeros_buffer
+from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
 from engine.vision.roi import ROI_BYTES, Rect, RoiOptions, rect_params, roi_from_detection
 
 # face_landmark_landmarks_to_roi.pbtxt: left side of the left eye -> right side of the right

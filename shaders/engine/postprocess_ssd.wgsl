@@ -1,6 +1,6 @@
 {% include "common.wgsl" %}
 // SSD post-process in one work group: decode + sigmoid score + threshold + weighted NMS.
-// Mirrors engine/vision/blazeface.py (decode_boxes, scores_from_logits, threshold, weighted_nms):
+// Mirrors engine/vision/ssd.py (decode_boxes, scores_from_logits, threshold, weighted_nms):
 // 1. every anchor: score = sigmoid(clamp(raw, -CLIP, CLIP)); score >= MIN_SCORE -> candidate,
 //    compacted into workgroup memory with an atomic counter (at most CAP);
 // 2. bitonic sort of the candidates: score descending, anchor index ascending (numpy's
@@ -85,7 +85,7 @@ fn decode_pair(i: u32, q: u32) -> vec2<f32> {  // q: 0 (xmin, ymin), 1 (xmax, ym
   return raw / SCALE * a.zw + a.xy;
 }
 
-fn iou(a: vec4<f32>, b: vec4<f32>) -> f32 {  // as engine.vision.blazeface.iou (float32)
+fn iou(a: vec4<f32>, b: vec4<f32>) -> f32 {  // as engine.vision.ssd.iou (float32)
   let ix = min(a.z, b.z) - max(a.x, b.x);
   let iy = min(a.w, b.w) - max(a.y, b.y);
   let inter = max(ix, 0.0) * max(iy, 0.0);

@@ -48,7 +48,7 @@ def reference_mask(graph, bgr: np.ndarray) -> np.ndarray:
 def reference_faces(graph, bgr: np.ndarray):
     """BlazeFace on the reference interpreter (CPU letterbox), detections in frame pixels."""
     from engine.reference import Interpreter
-    from engine.vision.blazeface import detect_faces, letterbox
+    from engine.vision.ssd import detect_faces, letterbox
 
     tensor, m = letterbox(bgr[:, :, ::-1].copy(), (128, 128))
     out = Interpreter(graph).run({"input": tensor})

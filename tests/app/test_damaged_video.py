@@ -1,4 +1,4 @@
-"""Damaged copies of the sample clip (seeded: engine/tools/damaged_video.py): the PyAV reader
+"""Damaged copies of the sample clip (seeded: benchmarks/app/damaged_video.py): the PyAV reader
 reads past the damage, lists the skipped frames, keeps FFmpeg quiet; ar-demo exits 3."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from app.errors import AppError
 from app.sources import open_source
-from engine.tools.damaged_video import make_damaged, read_opencv
+from benchmarks.app.damaged_video import make_damaged, read_opencv
 from tests.app.conftest import sample_clip
 from tests.conftest import model_file
 
@@ -85,7 +85,7 @@ def test_clean_clip_matches_opencv_bit_for_bit():
 
 def test_ar_demo_exits_3_and_lists_the_skipped_frames(damaged, tmp_path):
     from app.cli import main
-    from tests.gpu.util import gpu_context
+    from tests.helpers.gpu import gpu_context
 
     gpu_context()
     stats = tmp_path / "stats.json"

@@ -14,7 +14,7 @@ from app.sources import open_source
 from engine.memory.registry import PLANNERS
 from tests.app.conftest import reference_faces, reference_mask, sample_clip
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 
@@ -64,7 +64,7 @@ def test_segmentation_mask_iou(precision):
 
 
 def test_face_detection_box_iou():
-    from engine.vision.blazeface import iou
+    from engine.vision.ssd import iou
 
     p, source, view = _pipeline(["face_detection_short_range"], "face-detection")
     for frame in _frames(source, (0, 100, 200, 299)):

@@ -12,7 +12,7 @@ import pytest
 from app.cli import main
 from tests.app.conftest import frame_diff, read_video, reference_faces, reference_mask, sample_clip
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter
 FRAMES = 20

@@ -14,7 +14,7 @@ from app.hud import short_adapter, stage_rows
 from app.pacing import Pacer
 from app.sources import Frame
 from app.startup import startup_screen
-from app.stats import FrameRecord, Timeline, format_summary
+from app.timeline import FrameRecord, Timeline, format_summary
 from engine.gpu.progress import Progress
 
 

@@ -11,7 +11,7 @@ import pytest
 from app.cli import main
 from tests.app.conftest import read_video, sample_clip
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 FRAMES = 4

@@ -18,7 +18,7 @@ import pytest
 
 from tests.app.conftest import sample_clip
 from tests.conftest import ROOT, model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter
 CODES = {"SIGINT": 130, "SIGTERM": 143}

@@ -1,4 +1,4 @@
-"""Bounded memory per frame: each effect on the real headless path (engine/tools/soak.py) for
+"""Bounded memory per frame: each effect on the real headless path (benchmarks/app/soak.py) for
 a few hundred frames; the live wgpu objects (wgpu-py's by type, wgpu-core's registries) do
 not change after warm-up, and the heap (anonymous memory) stays flat (the face mesh ROI
 outline grew ~190 KB per frame on lavapipe before it read its buffer as storage: 13 MB over
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.tools.soak import soak_effect
+from benchmarks.app.soak import soak_effect
 from tests.app.conftest import sample_clip
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter
 WARM = 40  # frames before the first compared sample (pipelines, first allocations)

@@ -8,7 +8,7 @@ import json
 from app.cli import main
 from tests.app.conftest import sample_clip
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.stats import HEAD, FrameRecord, Timeline
+from app.timeline import HEAD, FrameRecord, Timeline
 
 
 def _records(n: int, seed: int = 0):

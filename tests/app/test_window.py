@@ -28,7 +28,7 @@ import pytest
 
 from tests.app.conftest import sample_clip
 from tests.conftest import ROOT, model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()
 if shutil.which("Xvfb") is None:

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skip without an adapter
 

@@ -10,7 +10,7 @@ from engine import Engine
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op, Tensor
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter
 
@@ -38,10 +38,10 @@ def test_cpu_fallback_output_of_another_shape():
 
 def test_corrupt_dimension_of_a_core_model(tmp_path):
     """A weight shape set to 65536: the importer names the op and the shapes."""
-    from engine.tools.fuzz.child import run_one
+    from benchmarks.fuzz.child import run_one
 
     data = bytearray(model_file("face_landmark").read_bytes())
-    from engine.tools.fuzz.mutate import find_slots
+    from benchmarks.fuzz.mutate import find_slots
 
     slot = next(s for s in find_slots(bytes(data)) if s.kind == "dim" and "Kernel" in s.label)
     data[slot.pos : slot.pos + 4] = (65536).to_bytes(4, "little")

@@ -22,8 +22,8 @@ from tests.gpu.test_conv import CASES as CONV_CASES
 from tests.gpu.test_depthwise import CASES as DEPTHWISE_CASES
 from tests.gpu.test_depthwise import _graph as depthwise_graph
 from tests.gpu.test_transpose_conv import TCONV_GRID, _tconv_graph
-from tests.gpu.util import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 

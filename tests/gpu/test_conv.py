@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, assert_matches, conv_attrs, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
@@ -79,7 +79,7 @@ def test_grouped_conv_runs_on_the_cpu_and_matches_litert():
     """Input channels a multiple of the filter's (a grouped conv, valid TFLite): no GPU
     kernel takes it (each assumes one group), the reference runs it, as LiteRT does."""
     from engine.gpu.engine import Engine
-    from tests.reference.single_op import assert_close, run_litert
+    from tests.helpers.single_op import assert_close, run_litert
 
     rng = np.random.default_rng(5)
     w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)

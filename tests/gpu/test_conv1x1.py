@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.gpu.kernels import tiles
+from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import BuildContext, select
-from tests.gpu.util import (
+from tests.helpers.gpu import (
     STORAGES,
     add_input,
     add_rich_epilogue,
@@ -20,14 +20,14 @@ from tests.gpu.util import (
     conv_attrs,
     gpu_context,
 )
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
 
 @pytest.fixture(autouse=True)
 def conv1x1_kernel_here(monkeypatch):
-    monkeypatch.setitem(tiles.GEMM_TILES, tiles.adapter_class(ctx.info), None)
+    monkeypatch.setitem(tile_tables.GEMM_TILES, tile_tables.adapter_class(ctx.info), None)
 
 
 CASES = [
@@ -88,7 +88,7 @@ def test_conv1x1_large_weights_split_into_uniform_blocks(storage):
     graph.ops[0].attrs["epilogue"] = (("add", residual),)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.dispatch_count == 5 + 3 * (storage == "texture")  # + the wrappers
-    here = BuildContext(adapter=tiles.adapter_class(ctx.info))
+    here = BuildContext(adapter=tile_tables.adapter_class(ctx.info))
     dispatches = select(graph.ops[0], graph).build(graph.ops[0], graph, here)
     assert len(dispatches) == 5 and len({d.source for d in dispatches}) == 1
 

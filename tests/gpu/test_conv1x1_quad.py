@@ -1,4 +1,4 @@
-"""conv1x1 with quad-shared weights (tiles.QUAD_WEIGHTS), forced on this adapter, vs
+"""conv1x1 with quad-shared weights (tile_tables.QUAD_WEIGHTS), forced on this adapter, vs
 LiteRT: partial pixel blocks, quads wholly past the last pixel, several slice blocks per
 work group, split layers, groups too narrow for quads; both storages and precisions.
 A quad that is not 4 consecutive local indices mixes columns and fails the tolerance."""
@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from engine.gpu.engine import Engine
-from engine.gpu.kernels import tiles
+from engine.gpu.kernels import tile_tables
 from engine.precision import precision as precision_of
-from tests.gpu.util import STORAGES, conv_attrs, gpu_context, texture_wrapped
-from tests.reference.single_op import max_error, random_feeds, run_litert, single_op_graph
+from tests.helpers.gpu import STORAGES, conv_attrs, gpu_context, texture_wrapped
+from tests.helpers.single_op import max_error, random_feeds, run_litert, single_op_graph
 
 ctx = gpu_context()
-CLASS = tiles.adapter_class(ctx.info)
+CLASS = tile_tables.adapter_class(ctx.info)
 pytestmark = pytest.mark.skipif(not ctx.has_subgroups, reason=f"{ctx.name}: no subgroups")
 
 
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.skipif(not ctx.has_subgroups, reason=f"{ctx.name}: no s
 def quads_here(monkeypatch):
     """Quads on this adapter's class, with conv1x1's own kernel (not the GEMM that GPU
     classes use), so that the lane mapping is checked on whatever adapter runs this."""
-    monkeypatch.setattr(tiles, "QUAD_WEIGHTS", frozenset({CLASS}))
-    monkeypatch.setitem(tiles.GEMM_TILES, CLASS, None)
+    monkeypatch.setattr(tile_tables, "QUAD_WEIGHTS", frozenset({CLASS}))
+    monkeypatch.setitem(tile_tables.GEMM_TILES, CLASS, None)
 
 
 @pytest.mark.parametrize("storage", STORAGES)
@@ -72,4 +72,4 @@ def test_quads_only_where_the_table_says():
     graph = single_op_graph("CONV_2D", [(1, 16, 16, 16), np.ones((32, 1, 1, 16), np.float32),
                                         np.zeros(32, np.float32)], conv_attrs())  # fmt: skip
     sources = [d.source for d in Engine(graph).program.dispatches]
-    assert any("quadBroadcast(wq" in s for s in sources) == tiles.quad_weights(CLASS)
+    assert any("quadBroadcast(wq" in s for s in sources) == tile_tables.quad_weights(CLASS)

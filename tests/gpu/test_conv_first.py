@@ -8,8 +8,8 @@ import pytest
 
 from engine.gpu.kernels.base import select
 from engine.gpu.kernels.conv_first import MAX_WEIGHTS, literal
-from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
@@ -86,9 +86,11 @@ def test_literals_round_trip_float32():
 @pytest.mark.parametrize("case", [CASES[0], CASES[2], CASES[3]], ids=str)
 def test_conv_first_tiles(monkeypatch, tile, case):
     """Every class's tile (SwiftShader 2x1) and small slice groups (several switch cases)."""
-    from engine.gpu.kernels import tiles
+    from engine.gpu.kernels import tile_tables
 
-    monkeypatch.setitem(tiles.FIRST_TILES, tiles.adapter_class(ctx.info), tiles.FirstTile(*tile))
+    monkeypatch.setitem(
+        tile_tables.FIRST_TILES, tile_tables.adapter_class(ctx.info), tile_tables.FirstTile(*tile)
+    )
     rng = np.random.default_rng(5)
     graph = _graph(*case, rng)
     assert_matches(graph, random_feeds(graph, rng))

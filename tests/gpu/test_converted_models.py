@@ -14,8 +14,8 @@ import pytest
 
 from engine.errors import ModelError
 from engine.model.importer import load_tflite
-from tests.gpu.util import gpu_context
-from tests.reference.single_op import max_error
+from tests.helpers.gpu import gpu_context
+from tests.helpers.single_op import max_error
 
 ctx = gpu_context()
 pytest.importorskip("ai_edge_litert")

@@ -7,10 +7,10 @@ import zlib
 import numpy as np
 import pytest
 
-from engine.gpu.kernels import tiles
+from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import BuildContext, select
-from tests.gpu.util import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
@@ -107,13 +107,17 @@ def test_depthwise_fp16(k, stride, mult, storage):
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES[:8], ids=[str(c) for c in CASES[:8]])
 def test_depthwise_gpu_class_rows_here(case, storage, monkeypatch):
-    """The gpu class's depthwise rows (tiles.DEPTHWISE_TILES, one output per invocation)
+    """The gpu class's depthwise rows (tile_tables.DEPTHWISE_TILES, one output per invocation)
     forced on this adapter, so CI's lavapipe runs what GPUs run."""
-    here = tiles.adapter_class(ctx.info)
-    for (cls, k, stride), row in list(tiles.DEPTHWISE_TILES.items()):
+    here = tile_tables.adapter_class(ctx.info)
+    for (cls, k, stride), row in list(tile_tables.DEPTHWISE_TILES.items()):
         if cls == "gpu":
-            monkeypatch.setitem(tiles.DEPTHWISE_TILES, (here, k, stride), row)
-    assert tiles.depthwise_tile(here, 3, 1) == tiles.depthwise_tile("gpu", 3, 1) is not None
+            monkeypatch.setitem(tile_tables.DEPTHWISE_TILES, (here, k, stride), row)
+    assert (
+        tile_tables.depthwise_tile(here, 3, 1)
+        == tile_tables.depthwise_tile("gpu", 3, 1)
+        is not None
+    )
     rng = np.random.default_rng(zlib.crc32(repr(case).encode()))
     graph = _graph(*case, rng)
     assert_matches(graph, random_feeds(graph, rng), storage=storage)

@@ -1,6 +1,6 @@
 """A depthwise conv fused with the 1x1 conv that reads it (depthwise_conv1x1), vs LiteRT.
 
-The fusion runs on the adapter classes of tiles.FUSED_TILES (none yet: measured slower
+The fusion runs on the adapter classes of tile_tables.FUSED_TILES (none yet: measured slower
 on lavapipe, SwiftShader and an H100); these tests give this machine's class a row, so
 the kernel runs here. Blocks as the models have
 them: BlazeBlock (dw 3x3 or 5x5 -> 1x1 + residual ADD -> RELU), a strided one with its
@@ -15,24 +15,24 @@ import numpy as np
 import pytest
 
 from engine.gpu.engine import Engine
-from engine.gpu.kernels import tiles
+from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.depthwise import TILES
 from engine.gpu.kernels.depthwise_conv1x1 import tile_shape
 from engine.model.ir import Graph
 from engine.precision import precision as precision_of
-from tests.gpu.util import STORAGES, conv_attrs, gpu_context, texture_wrapped
-from tests.reference.single_op import max_error, run_litert
+from tests.helpers.gpu import STORAGES, conv_attrs, gpu_context, texture_wrapped
+from tests.helpers.single_op import max_error, run_litert
 from tests.transforms.test_transforms import Builder
 
 ctx = gpu_context()
-CLASS = tiles.adapter_class(ctx.info)
+CLASS = tile_tables.adapter_class(ctx.info)
 RNG = np.random.default_rng(31)
 
 
 @pytest.fixture
 def fused_here(monkeypatch):
     """This adapter's class fuses (as the gpu class does), with the default tile."""
-    monkeypatch.setitem(tiles.FUSED_TILES, CLASS, tiles.FusedTile())
+    monkeypatch.setitem(tile_tables.FUSED_TILES, CLASS, tile_tables.FusedTile())
 
 
 def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1, between=None,
@@ -131,16 +131,16 @@ def test_many_channels_shrink_the_tile_and_storage_weights():
     (source,) = [d.source for d in engine.program.dispatches if d.kernel == "depthwise_conv1x1"]
     if engine.target.max_uniform_bytes < 80 * 80 * 64:
         assert "var<storage, read> weights" in source
-    dw_block = tiles.depthwise_tile(CLASS, 3, 1) or TILES[(3, 1)]
-    th, tw, by, bx = tile_shape(6, 5, 1, 80, dw_block, tiles.FusedTile())
+    dw_block = tile_tables.depthwise_tile(CLASS, 3, 1) or TILES[(3, 1)]
+    th, tw, by, bx = tile_shape(6, 5, 1, 80, dw_block, tile_tables.FusedTile())
     assert th * tw <= 8 and th % by == 0 and tw % bx == 0
     assert f"const TH: u32 = {th}u;" in source and f"const TW: u32 = {tw}u;" in source
     assert f"var<workgroup> mid: array<vec4<A>, {th * tw * 80}>;" in source  # <= 16 KiB
 
 
 def test_classes_without_a_row_run_the_pair(monkeypatch):
-    """A class without a row keeps the two kernels (tiles.FUSED_TILES)."""
-    monkeypatch.delitem(tiles.FUSED_TILES, CLASS, raising=False)
+    """A class without a row keeps the two kernels (tile_tables.FUSED_TILES)."""
+    monkeypatch.delitem(tile_tables.FUSED_TILES, CLASS, raising=False)
     engine = Engine(block(16, 16, 24, 24))
     kernels = [d.kernel for d in engine.program.dispatches]
     assert "depthwise_conv1x1" not in kernels and len(kernels) >= 2
@@ -183,13 +183,13 @@ def test_fused_models_match_litert(model):
 )
 def test_a_tile_the_kernel_cannot_split_is_refused(fields):
     with pytest.raises(ValueError):
-        tiles.FusedTile(**fields)
+        tile_tables.FusedTile(**fields)
 
 
 def test_tile_shapes_fit_memory_and_whole_blocks():
     """Every shape the models' layers could ask for: powers of two, whole depthwise blocks,
     within work group memory and the tile's pixel cap."""
-    t = tiles.FusedTile()
+    t = tile_tables.FusedTile()
     for h, w, slices in [(64, 64, 6), (16, 16, 22), (3, 3, 32), (1, 7, 256), (96, 96, 4)]:
         for block in [(4, 4), (4, 2), (2, 2), (1, 1)]:
             th, tw, by, bx = tile_shape(h, w, 1, slices, block, t)

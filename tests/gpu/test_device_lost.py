@@ -18,7 +18,7 @@ from engine.errors import DeviceLostError
 from engine.gpu.device import GpuContext, is_device_lost
 from engine.model.ir import Graph, Op, Tensor
 from engine.reference import Interpreter
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter
 

@@ -1,4 +1,4 @@
-"""fp16 vs LiteRT (fp32) on every fetched MediaPipe model (engine/tools/precision_check.py).
+"""fp16 vs LiteRT (fp32) on every fetched MediaPipe model (benchmarks/engine/precision_check.py).
 
 Every output within 1e-2 relative (max|d| / max(1, max|ref|)); segmentation masks, whose
 raw values fp16 storage alone moves by more than that (docs/precision.md: the numpy
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.data.manifest import load_manifest
-from tests.gpu.util import gpu_context
+from engine.catalog.manifest import load_manifest
+from tests.helpers.gpu import gpu_context
 
 ctx = gpu_context()
 pytest.importorskip("ai_edge_litert")
@@ -29,7 +29,7 @@ MODELS = [
 
 @pytest.mark.parametrize("name", MODELS)
 def test_fp16_matches_litert(name):
-    from engine.tools.precision_check import check_model
+    from benchmarks.engine.precision_check import check_model
 
     entry = load_manifest().get(name)
     if not entry.path.exists():

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.gpu.kernels import tiles
+from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import BuildContext, select
-from engine.gpu.kernels.tiles import GemmTile, adapter_class
-from tests.gpu.util import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from engine.gpu.kernels.tile_tables import GemmTile, adapter_class
+from tests.helpers.gpu import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 CLASS = adapter_class(ctx.info)
@@ -22,7 +22,7 @@ MODES = {
     "shared_pipeline": GemmTile(16, 8, 4, dims=True),
     "workgroup_memory": GemmTile(32, 4, 2, shared_k=3),
     "both": GemmTile(16, 2, 4, shared_k=2, dims=True),
-    "gpu_class": tiles.GEMM_TILES["gpu"],  # what real GPUs run (measured on an H100)
+    "gpu_class": tile_tables.GEMM_TILES["gpu"],  # what real GPUs run (measured on an H100)
     "storage_weights": GemmTile(64, 4, 2, shared_k=4, uniform=False),
 }
 CASES = [
@@ -38,7 +38,7 @@ CASES = [
 
 @pytest.fixture(params=list(MODES))
 def mode(request, monkeypatch):
-    monkeypatch.setitem(tiles.GEMM_TILES, CLASS, MODES[request.param])
+    monkeypatch.setitem(tile_tables.GEMM_TILES, CLASS, MODES[request.param])
     return request.param
 
 
@@ -71,7 +71,7 @@ def test_gemm1x1_epilogue_and_scale(storage, mode):
 
 
 def test_gemm1x1_shared_pipeline_is_one_source_for_many_shapes(monkeypatch):
-    monkeypatch.setitem(tiles.GEMM_TILES, "gpu", GemmTile(16, 4, 4, dims=True))
+    monkeypatch.setitem(tile_tables.GEMM_TILES, "gpu", GemmTile(16, 4, 4, dims=True))
     sources = set()
     for h, w, cin, cout in [(8, 8, 16, 32), (5, 3, 40, 12), (1, 1, 64, 64)]:
         graph = _graph(1, h, w, cin, cout, "RELU", np.random.default_rng(0))

@@ -11,7 +11,7 @@ from engine.memory import planners_for
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
 from tests.conftest import CORE_MODELS, model_file
-from tests.gpu.util import STORAGES, gpu_context
+from tests.helpers.gpu import STORAGES, gpu_context
 
 ctx = gpu_context()
 

@@ -7,8 +7,8 @@ import pytest
 
 from engine.gpu.kernels.base import select
 from tests.gpu.test_elementwise import check
-from tests.gpu.util import gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 

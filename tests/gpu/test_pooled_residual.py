@@ -15,8 +15,8 @@ from engine.gpu.engine import Engine
 from engine.model.ir import Graph, Op, Tensor
 from engine.precision import precision as precision_of
 from engine.transforms import run_all
-from tests.gpu.util import STORAGES, gpu_context, texture_wrapped
-from tests.reference.single_op import max_error, run_litert
+from tests.helpers.gpu import STORAGES, gpu_context, texture_wrapped
+from tests.helpers.single_op import max_error, run_litert
 
 ctx = gpu_context()
 RNG = np.random.default_rng(12)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.gpu.kernels import tiles
+from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import select
 from engine.reference import Interpreter
 from tests.gpu.test_elementwise import assert_padded_lanes_zero, check
-from tests.gpu.util import STORAGES, gpu_context, texture_wrapped
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, gpu_context, texture_wrapped
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
@@ -130,15 +130,17 @@ def test_pool_and_mean_fp16(storage):
     check(graph, random_feeds(graph, np.random.default_rng(7)), "fp16", storage)
 
 
-REDUCE_ROWS = sorted({tiles.REDUCE_TILE, *tiles.REDUCE_TILES.values()}, key=lambda t: t.wg)
+REDUCE_ROWS = sorted(
+    {tile_tables.REDUCE_TILE, *tile_tables.REDUCE_TILES.values()}, key=lambda t: t.wg
+)
 
 
 @pytest.mark.parametrize("row", REDUCE_ROWS, ids=str)
 @pytest.mark.parametrize("case", GLOBAL_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
 def test_global_pool_every_class_row_here(case, row, monkeypatch):
-    """Each adapter class's reduce row (tiles.REDUCE_TILES) forced on this adapter: the
+    """Each adapter class's reduce row (tile_tables.REDUCE_TILES) forced on this adapter: the
     tree from 64 pixels with 256 invocations that GPUs use runs on lavapipe in CI too."""
-    monkeypatch.setitem(tiles.REDUCE_TILES, tiles.adapter_class(ctx.info), row)
+    monkeypatch.setitem(tile_tables.REDUCE_TILES, tile_tables.adapter_class(ctx.info), row)
     op, shape = case
     _, h, w, _ = shape
     graph = single_op_graph(op, [shape], {**pool_attrs(h, h, "VALID", "NONE", kw=w), "stride_w": w})
@@ -147,4 +149,4 @@ def test_global_pool_every_class_row_here(case, row, monkeypatch):
 
 def test_reduce_tile_needs_a_power_of_two():
     with pytest.raises(ValueError, match="power of two"):
-        tiles.ReduceTile(64, 96)  # mean.wgsl's halving tree would drop partial sums
+        tile_tables.ReduceTile(64, 96)  # mean.wgsl's halving tree would drop partial sums

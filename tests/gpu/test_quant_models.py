@@ -23,8 +23,8 @@ from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
 from engine.transforms.quantized import to_float
-from tests.gpu.util import gpu_context
-from tests.reference.quant_ops import activation, const, quant_graph
+from tests.helpers.gpu import gpu_context
+from tests.helpers.quant_ops import activation, const, quant_graph
 from tests.reference.test_quant_models import fixture_input, litert_all
 
 pytest.importorskip("ai_edge_litert")

@@ -1,7 +1,7 @@
 """The keras zoo (MobileNetV2/V3Small, EfficientNetB0, ResNet50, U-Net in every converter
 variant) on the GPU vs LiteRT, with the tolerances of tests/gpu/test_quant_models.py.
 
-Slow, and only where the zoo was built: `python -m engine.tools.model_zoo` (TensorFlow
+Slow, and only where the zoo was built: `python -m benchmarks.engine.model_zoo` (TensorFlow
 in a side venv) writes out/zoo/*.tflite; without them the module skips.
 """
 
@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.engine.model_zoo import error, litert, seeded_input
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
-from engine.tools.model_zoo import error, litert, seeded_input
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 pytest.importorskip("ai_edge_litert")
 gpu_context()
@@ -24,7 +24,8 @@ ZOO = Path(__file__).resolve().parents[2] / "out" / "zoo"
 FILES = sorted(ZOO.glob("*.tflite"))
 if not FILES:
     pytest.skip(
-        f"no zoo models in {ZOO}: run python -m engine.tools.model_zoo", allow_module_level=True
+        f"no zoo models in {ZOO}: run python -m benchmarks.engine.model_zoo",
+        allow_module_level=True,
     )
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.model.ir import Graph, Op, Quantization, Tensor
-from tests.gpu.util import STORAGES, assert_matches, conv_attrs, gpu_context
+from tests.helpers.gpu import STORAGES, assert_matches, conv_attrs, gpu_context
 
 gpu_context()
 

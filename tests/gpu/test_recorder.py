@@ -11,7 +11,7 @@ from engine.gpu import recorder
 from engine.gpu.engine import Engine
 from engine.gpu.runtime import RunStats
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 

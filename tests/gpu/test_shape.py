@@ -8,8 +8,8 @@ import pytest
 
 from engine.gpu.kernels.base import select, shape4
 from engine.model.ir import Graph, Op, Tensor
-from tests.gpu.util import assert_matches, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import assert_matches, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 

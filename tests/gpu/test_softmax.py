@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tests.gpu.test_elementwise import check
-from tests.gpu.util import gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 

@@ -12,7 +12,7 @@ from engine.gpu.engine import Engine
 from engine.gpu.submits import ONE_SUBMIT, SUBMITS, SubmitPlan
 from engine.model.ir import Graph, Op, Tensor
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()
 

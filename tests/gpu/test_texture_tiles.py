@@ -11,7 +11,7 @@ from engine.model.importer import load_tflite
 from engine.model.ir import Graph, Op, Tensor, tensors_read
 from engine.reference import Interpreter
 from tests.conftest import model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 

@@ -10,8 +10,8 @@ import pytest
 from engine.gpu.kernels.base import select
 from engine.model.ir import Graph, Op, Tensor
 from tests.gpu.test_elementwise import check
-from tests.gpu.util import STORAGES, assert_matches, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, assert_matches, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.gpu.kernels.base import BuildContext, select
-from tests.gpu.util import STORAGES, assert_matches, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import STORAGES, assert_matches, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 

@@ -14,8 +14,8 @@ from engine.gpu.engine import Engine
 from engine.gpu.progress import PHASES, Progress, report_to
 from engine.gpu.warmup import scratch_context, warm_up
 from engine.reference import Interpreter
-from tests.gpu.util import gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 CTX = gpu_context()
 ATTRS = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "fused_activation_function": "RELU"}

@@ -16,7 +16,7 @@ import pytest
 from cffi import FFI
 
 from engine.gpu import wgpu_abi
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter
 

@@ -17,8 +17,8 @@ import pytest
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from tests.conftest import model_file
-from tests.gpu.util import conv_attrs, gpu_context
-from tests.reference.single_op import random_feeds, single_op_graph
+from tests.helpers.gpu import conv_attrs, gpu_context
+from tests.helpers.single_op import random_feeds, single_op_graph
 
 gpu_context()
 

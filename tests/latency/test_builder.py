@@ -95,7 +95,7 @@ def test_built_files_load_in_litert_and_match_the_reference(tmp_path, index):
 @pytest.mark.parametrize("index", range(4))
 def test_engine_runs_built_files_like_litert(tmp_path, index):
     pytest.importorskip("ai_edge_litert")
-    from tests.gpu.util import gpu_context
+    from tests.helpers.gpu import gpu_context
 
     ctx = gpu_context()
     from engine.gpu.engine import Engine

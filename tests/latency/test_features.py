@@ -69,7 +69,7 @@ def test_header_render_gives_the_exact_dispatch_list():
 
 
 def test_engine_records_the_predicted_dispatches():
-    from tests.gpu.util import gpu_context
+    from tests.helpers.gpu import gpu_context
 
     ctx = gpu_context()
     from engine.gpu.engine import Engine
@@ -91,7 +91,7 @@ def test_profile_round_trips():
 
 @pytest.mark.parametrize("name", ["face_detection_short_range", "face_landmark"])
 def test_models_dispatch_lists(name):
-    from engine.data.paths import models_dir
+    from engine.catalog.paths import models_dir
 
     path = Path(models_dir()) / f"{name}.tflite"
     if not path.exists():

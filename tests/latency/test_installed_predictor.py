@@ -1,6 +1,6 @@
 """The predictor the wheel installs matches this engine's kernels: a change to the kernel
 files, work group rules, transforms or WGSL templates needs a refit (docs/latency.md), or,
-when no optimized dispatch changed, `python -m engine.tools.same_dispatches --against
+when no optimized dispatch changed, `python -m benchmarks.engine.same_dispatches --against
 <the checkout it was fitted at> --restamp`."""
 
 from __future__ import annotations
@@ -21,5 +21,5 @@ def test_installed_predictors_were_fitted_on_this_engine():
         stamp = json.loads(f.read_text()).get("engine")
         assert stamp == engine_fingerprint(), (
             f"{f.name} was fitted on engine {stamp}, this engine is {engine_fingerprint()}: "
-            "refit, or restamp with engine.tools.same_dispatches (see this module's docstring)"
+            "refit, or restamp with benchmarks.engine.same_dispatches (see this module's docstring)"
         )

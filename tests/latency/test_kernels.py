@@ -8,7 +8,7 @@ import pytest
 
 from engine.latency.kernels import FAMILIES, MAX_FLOPS, kernel_graphs
 from engine.latency.measure import random_feeds
-from engine.model.stats import op_flops
+from engine.model.cost import op_flops
 from engine.model.writer import write_tflite
 from tests.latency.test_features import PROFILE
 

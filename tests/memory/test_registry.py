@@ -3,7 +3,7 @@
 import pytest
 
 from engine.memory import PLANNERS, planner, planners_for
-from engine.memory.stats import BUFFER_STRATEGIES, TEXTURE_STRATEGIES
+from engine.memory.summary import BUFFER_STRATEGIES, TEXTURE_STRATEGIES
 
 
 def test_kinds_and_strategy_names():

@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from engine.data.manifest import differs_from_published
+from engine.catalog.manifest import differs_from_published
 from engine.errors import PublishedModelWarning
 from engine.model import importer
 from tests.conftest import model_file

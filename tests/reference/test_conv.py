@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.reference import Interpreter
-from tests.reference.single_op import (
+from tests.helpers.single_op import (
     assert_close,
     compare_with_litert,
     max_error,

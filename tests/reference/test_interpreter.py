@@ -9,7 +9,7 @@ import pytest
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op, Quantization, Tensor
 from engine.reference import Interpreter, supported_ops
-from tests.reference.single_op import assert_close, random_feeds, single_op_graph
+from tests.helpers.single_op import assert_close, random_feeds, single_op_graph
 
 REQUIRED = {
     "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "Convolution2DTransposeBias",
@@ -119,7 +119,7 @@ def test_chain_matches_litert_and_survives_reimport():
     pytest.importorskip("ai_edge_litert")
     from engine.model.importer import load_tflite
     from engine.model.writer import write_tflite
-    from tests.reference.single_op import run_litert
+    from tests.helpers.single_op import run_litert
 
     g = _chain()
     feeds = random_feeds(g, np.random.default_rng(3), scale=2.0)

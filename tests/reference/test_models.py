@@ -18,7 +18,7 @@ import pytest
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter, registry, supported_ops
 from tests.conftest import fetched_models
-from tests.reference.single_op import max_error
+from tests.helpers.single_op import max_error
 
 pytest.importorskip("ai_edge_litert")
 

@@ -13,7 +13,7 @@ import pytest
 
 from engine.errors import ModelError
 from engine.reference import Interpreter
-from tests.reference.quant_ops import (
+from tests.helpers.quant_ops import (
     activation,
     bias_for,
     const,
@@ -22,7 +22,7 @@ from tests.reference.quant_ops import (
     steps_apart,
     weights,
 )
-from tests.reference.single_op import assert_close, run_litert
+from tests.helpers.single_op import assert_close, run_litert
 
 pytest.importorskip("ai_edge_litert")
 
@@ -223,7 +223,7 @@ def test_quantized_op_without_kernel_is_refused():
 
 
 def _hybrid(g, rng, tol=1e-5):
-    from tests.reference.single_op import random_feeds
+    from tests.helpers.single_op import random_feeds
 
     feeds = random_feeds(g, rng, scale=2.0)
     assert_close(run_litert(g, feeds, "reference"), Interpreter(g).run(feeds), tol)

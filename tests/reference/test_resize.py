@@ -10,7 +10,7 @@ import pytest
 
 from engine.errors import ModelError
 from engine.reference import Interpreter
-from tests.reference.single_op import compare_with_litert, random_feeds, single_op_graph
+from tests.helpers.single_op import compare_with_litert, random_feeds, single_op_graph
 
 pytest.importorskip("ai_edge_litert")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.reference import Interpreter
-from tests.reference.single_op import (
+from tests.helpers.single_op import (
     compare_with_litert,
     random_feeds,
     run_litert,

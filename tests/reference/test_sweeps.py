@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.reference.padding import out_size
-from tests.reference.single_op import compare_with_litert, random_feeds, single_op_graph
+from tests.helpers.single_op import compare_with_litert, random_feeds, single_op_graph
 
 pytest.importorskip("ai_edge_litert")
 

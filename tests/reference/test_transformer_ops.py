@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.reference.single_op import compare_with_litert, random_feeds, single_op_graph
+from tests.helpers.single_op import compare_with_litert, random_feeds, single_op_graph
 
 pytest.importorskip("ai_edge_litert")
 

@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
+from engine.model.cost import flops_by_op
 from engine.model.importer import load_tflite
-from engine.model.stats import flops_by_op
 from engine.tools.bench import peers
 from engine.tools.bench.report import LATENCY_HEADER, latency_rows, markdown
 from engine.tools.bench.single_op import parse_shape, single_op_graph

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.model.stats import op_flops
+from engine.model.cost import op_flops
 from engine.reference import Interpreter
 from engine.transforms import PASSES, run_all
 from engine.transforms.fuse_depthwise import FUSED, fuse_depthwise_conv1x1
-from tests.reference.single_op import max_error, run_litert
+from tests.helpers.single_op import max_error, run_litert
 from tests.transforms.test_transforms import CONV, RNG, Builder, same_outputs
 
 

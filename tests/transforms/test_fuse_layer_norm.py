@@ -13,7 +13,7 @@ from engine.model.importer import load_tflite
 from engine.model.ir import Graph, Op, Tensor
 from engine.reference import Interpreter
 from engine.transforms.fuse_layer_norm import fuse_layer_norm
-from tests.reference.single_op import max_error
+from tests.helpers.single_op import max_error
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "ops"
 VIT = FIXTURES / "vit_tiny.tflite"

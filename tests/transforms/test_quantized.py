@@ -14,7 +14,7 @@ from engine.model.ir import Graph, Op, Quantization, Tensor
 from engine.reference import Interpreter, quantized
 from engine.transforms import run_with_log
 from engine.transforms.quantized import to_float
-from tests.reference.quant_ops import activation, const, quant_graph
+from tests.helpers.quant_ops import activation, const, quant_graph
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "quant"
 

@@ -11,7 +11,7 @@ import pytest
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
 from engine.transforms.resize_inputs import has_dynamic_shapes, resize_inputs
-from tests.reference.single_op import max_error
+from tests.helpers.single_op import max_error
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "ops"
 MODEL = FIXTURES / "convnet_dynamic_batch.tflite"

@@ -167,7 +167,7 @@ def test_drop_identity_reshape_and_decline_graph_output():
 @pytest.mark.parametrize("kernel_passes", [False, True], ids=["passes", "with-kernel-passes"])
 @pytest.mark.parametrize("path", fetched_models(), ids=[p.stem for p in fetched_models()])
 def test_all_transforms_keep_model_outputs(path, kernel_passes):
-    """Every class runs PASSES; a class of tiles.FUSED_TILES adds KERNEL_PASSES."""
+    """Every class runs PASSES; a class of tile_tables.FUSED_TILES adds KERNEL_PASSES."""
     graph = load_tflite(path)
     try:
         Interpreter(graph)

@@ -1,12 +1,12 @@
 """The solutions against MediaPipe 0.10.14's own Python solutions on the sample clip
-(tests/data/mediapipe/sample_clip.npz; engine/tools/fidelity.py computes the metrics).
+(tests/data/mediapipe/sample_clip.npz; benchmarks/fidelity/compare.py computes the metrics).
 A few frames in the default run; the whole clip is slow-marked."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.tools.fidelity import (
+from benchmarks.fidelity.compare import (
     ClipMismatch,
     check_targets,
     clip_frames,
@@ -16,7 +16,7 @@ from engine.tools.fidelity import (
 )
 from tests.app.conftest import sample_clip
 from tests.conftest import CORE_MODELS, model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 

@@ -1,6 +1,6 @@
 """GPU post-processing: SSD decode + weighted NMS, detection -> ROI, landmark projection.
 
-Oracles: engine.vision.blazeface (decode, threshold, weighted NMS, projection), and the numpy
+Oracles: engine.vision.ssd (decode, threshold, weighted NMS, projection), and the numpy
 `roi_from_detection` / `rect_matrix` / `project_landmarks` written from MediaPipe's
 calculators (checked on hand-computed cases first, without a GPU).
 """
@@ -25,14 +25,14 @@ from engine.vision import (
     rect_matrix,
     roi_from_detection,
 )
-from engine.vision.blazeface import (
+from engine.vision.image_to_tensor import image_to_tensor
+from engine.vision.preprocess import Preprocessor
+from engine.vision.ssd import (
     BLAZEFACE_SHORT,
     detect_faces,
     letterbox_matrix,
     ssd_anchors,
 )
-from engine.vision.image_to_tensor import image_to_tensor
-from engine.vision.preprocess import Preprocessor
 from tests.conftest import model_file
 
 # ---- numpy oracles on hand-computed cases (no GPU) -----------------------------------------

@@ -12,8 +12,6 @@ import pytest
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
-from engine.tools.mediapipe_reference import TENSOR_CASES
-from engine.vision.blazeface import detect_faces, iou, letterbox, letterbox_matrix
 from engine.vision.image_to_tensor import (
     image_to_tensor,
     pad_roi,
@@ -21,8 +19,10 @@ from engine.vision.image_to_tensor import (
     subrect_matrix,
 )
 from engine.vision.preprocess import Preprocessor
+from engine.vision.ssd import detect_faces, iou, letterbox, letterbox_matrix
 from tests.conftest import ROOT, model_file
-from tests.gpu.util import gpu_context
+from tests.data.mediapipe.make_reference import TENSOR_CASES
+from tests.helpers.gpu import gpu_context
 
 # (centre x, centre y, width, height, rotation, tensor (w, h), keep aspect): whole frame,
 # letterbox, rotated crops reaching past the frame's edges, a wide tensor
@@ -100,8 +100,8 @@ def _mediapipe_cases():
 
 @pytest.mark.parametrize("case", list(TENSOR_CASES))
 def test_numpy_path_matches_mediapipes_own_tensors(case):
-    """MediaPipe 0.10.14's ImageToTensorCalculator output (engine/tools/
-    mediapipe_reference.py) on the clip's first frame: the same 8-bit values."""
+    """MediaPipe 0.10.14's ImageToTensorCalculator output (tests/data/
+    mediapipe/make_reference.py) on the clip's first frame: the same 8-bit values."""
     data = _mediapipe_cases()
     frame = _first_clip_frame()
     w, h, keep, lo, hi, border, roi = TENSOR_CASES[case]

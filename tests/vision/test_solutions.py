@@ -10,7 +10,7 @@ from engine.vision import FaceDetector, FaceMesh, SelfieSegmenter, roi_from_land
 from engine.vision.roi import rect_matrix
 from tests.app.conftest import read_video, sample_clip
 from tests.conftest import CORE_MODELS, model_file
-from tests.gpu.util import gpu_context
+from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 

@@ -66,7 +66,7 @@ class BuildContext:
     # (x + width * (s % across), row + rows * (s / across % down)), layer s / (across * down)
     # of the tensor's own view. Tensors not listed: texel (x, row), layer s.
     texture_tiles: Mapping[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    # Work group selection (engine/gpu/kernels/wg.py, docs/workgroups.md): the policy
+    # Work group selection (engine/gpu/kernels/workgroup_choice.py, docs/workgroups.md): the policy
     # ("table" = the kernels' fixed sizes), the device's limits (a DeviceLimits; None:
     # WebGPU's minimums) and, for "tune", the cache (a TuneCache), the timer
     # (Dispatch -> ms, one run of that dispatch on the device), method and runs.

@@ -30,8 +30,8 @@ from engine.gpu.kernels.common import (
     uniform_groups,
     weight_bindings,
 )
-from engine.gpu.kernels.tiles import conv_slices
-from engine.gpu.kernels.wg import pick, work_shapes
+from engine.gpu.kernels.tile_tables import conv_slices
+from engine.gpu.kernels.workgroup_choice import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
 from engine.reference.padding import pad_before

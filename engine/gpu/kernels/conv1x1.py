@@ -35,8 +35,8 @@ from engine.gpu.kernels.common import (
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
 from engine.gpu.kernels.gemm import build_gemm
 from engine.gpu.kernels.params import GROUP, Params, fixed_bindings, flat_grid
-from engine.gpu.kernels.tiles import conv1x1_slices, gemm_tile, quad_weights
-from engine.gpu.kernels.wg import pick, work_shapes
+from engine.gpu.kernels.tile_tables import conv1x1_slices, gemm_tile, quad_weights
+from engine.gpu.kernels.workgroup_choice import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
 

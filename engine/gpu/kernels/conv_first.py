@@ -29,7 +29,7 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.kernels.common import geometry, optional_input, workgroup_for
 from engine.gpu.kernels.conv import conv_padding
-from engine.gpu.kernels.tiles import first_layer_tile
+from engine.gpu.kernels.tile_tables import first_layer_tile
 from engine.model.ir import Graph, Op
 
 MAX_IN_CHANNELS = 4

@@ -38,8 +38,8 @@ from engine.gpu.kernels.common import (
 )
 from engine.gpu.kernels.conv import conv_padding, pack_bias
 from engine.gpu.kernels.params import GROUP, Params, fixed_bindings, flat_grid
-from engine.gpu.kernels.tiles import depthwise_tile
-from engine.gpu.kernels.wg import pick, work_shapes
+from engine.gpu.kernels.tile_tables import depthwise_tile
+from engine.gpu.kernels.workgroup_choice import pick, work_shapes
 from engine.gpu.workgroups import Candidate, KernelSignature, WorkShape
 from engine.model.ir import Graph, Op
 

@@ -1,7 +1,7 @@
 """DEPTHWISE_CONV_1X1: a depthwise conv and the 1x1 conv reading it, one dispatch.
 
 The op comes from engine/transforms/fuse_depthwise.py, on the adapter classes whose
-tile table asks for it (tiles.FUSED_TILES). A work group takes a TH x TW tile of output
+tile table asks for it (tile_tables.FUSED_TILES). A work group takes a TH x TW tile of output
 pixels: its invocations compute the tile's depthwise result for every slice into work
 group memory (BY x BX pixels of one slice each, the depthwise kernel's block for the
 class), then, after one barrier, the 1x1 conv from there, BP pixels x BS output slices
@@ -38,7 +38,7 @@ from engine.gpu.kernels.common import (
 from engine.gpu.kernels.conv import MAT4_BYTES, conv_padding, pack_bias, pack_conv_weights
 from engine.gpu.kernels.conv1x1 import slice_block
 from engine.gpu.kernels.depthwise import TILES, VEC4_BYTES, pack_depthwise_weights, tile_plan
-from engine.gpu.kernels.tiles import FusedTile, depthwise_tile, fused_tile, quad_weights
+from engine.gpu.kernels.tile_tables import FusedTile, depthwise_tile, fused_tile, quad_weights
 from engine.model.ir import Graph, Op
 from engine.transforms.fuse_depthwise import FUSED, depthwise_part
 

@@ -22,7 +22,7 @@ from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import Binding, BuildContext, Dispatch, ceil_div, shape4, tensor_arg
 from engine.gpu.kernels.common import optional_input
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
-from engine.gpu.kernels.tiles import GemmTile
+from engine.gpu.kernels.tile_tables import GemmTile
 from engine.model.ir import Graph, Op
 
 NAME = "gemm1x1"

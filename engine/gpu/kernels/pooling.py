@@ -27,7 +27,7 @@ from engine.gpu.kernels.base import (
 )
 from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
-from engine.gpu.kernels.tiles import reduce_tile
+from engine.gpu.kernels.tile_tables import reduce_tile
 from engine.model.ir import Graph, Op
 from engine.reference.padding import out_size, pad_before
 

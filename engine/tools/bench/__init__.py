@@ -6,5 +6,7 @@
 - peers: LiteRT (XNNPACK, GPU accelerator) and ONNX Runtime in a side venv;
 - single_op: one-op models for kernel throughput;
 - report: the markdown tables and the JSON document;
-- sweep: the driver of the per-adapter-class sweeps (tile_sweep, submit_sweep).
+- ab, load: interleaved rounds and the quiet-machine gate.
+
+The harnesses in benchmarks/ (outside the wheel) build on these same modules.
 """

@@ -22,8 +22,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from engine.model.cost import flops_by_op
 from engine.model.ir import Graph
-from engine.model.stats import flops_by_op
 from engine.tools.bench.timing import summarize, time_runs
 
 DISPATCH_HOOK = "profile"  # Engine method: feeds -> records with op_index, op_type, gpu_ms
@@ -40,7 +40,7 @@ _STAT_FIELDS = (
 
 
 def model_flops(graph: Graph) -> int:
-    """FLOPs of one inference of `graph` (multiply-add = 2), from engine.model.stats."""
+    """FLOPs of one inference of `graph` (multiply-add = 2), from engine.model.cost."""
     return int(sum(r.flops for r in flops_by_op(graph)))
 
 

@@ -1,6 +1,6 @@
 """engine-bench --workgroups: work group policies per kernel signature and per model.
 
-For each distinct conv / depthwise signature of a model (engine/gpu/kernels/wg.py
+For each distinct conv / depthwise signature of a model (engine/gpu/kernels/workgroup_choice.py
 records them while the engine compiles): the GPU time (timestamp queries, median of
 `runs`) of the table's choice, the heuristic's, neighbourhood descent's and the
 exhaustive best; the fraction of timed candidates within 15% of the best; the

@@ -1,6 +1,6 @@
 """What every solution shares: models, engines, frames in, running mode, GPU release.
 
-- models: a path, an imported Graph or None (the manifest's file, engine.data.manifest
+- models: a path, an imported Graph or None (the manifest's file, engine.catalog.manifest
   .model_path; a missing file is a ModelError saying `engine-fetch models`)
 - engine options pass through to every Engine: precision, storage, planner, sync (also
   how process() waits), adapter, context, texture_planner, workgroups, transforms, cache_dir
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.errors import ModelError
 from engine.gpu.device import device_guard
-from engine.vision._gpu import FrameInput, Readback, release_engine
+from engine.vision.gpu_stage import FrameInput, Readback, release_engine
 
 RUNNING_MODES = ("image", "video")
 OUTPUTS = ("numpy", "gpu")
@@ -39,7 +39,7 @@ def resolve_model(model, default: str):
     if isinstance(model, Graph):
         return model
     if model is None:
-        from engine.data.manifest import model_path
+        from engine.catalog.manifest import model_path
 
         path = model_path(default)
         if not path.is_file():
@@ -56,7 +56,7 @@ def resolve_model(model, default: str):
 
 def manifest_entry(model):
     """The manifest entry of a model file (by file name), or None."""
-    from engine.data.manifest import load_manifest
+    from engine.catalog.manifest import load_manifest
     from engine.model.ir import Graph
 
     name = Path(model.name if isinstance(model, Graph) else model).name

@@ -9,7 +9,7 @@ import pytest
 
 from engine.gpu.workgroups import AdapterKey, DeviceLimits, TuneCache, choose, tune
 from engine.gpu.workgroups.cache import VERSION, default_dir
-from tests.gpu.workgroups.util import CountingTimer, conv, scrambled
+from tests.helpers.workgroups import CountingTimer, conv, scrambled
 
 LAVAPIPE = AdapterKey.from_info(
     {

@@ -13,7 +13,7 @@ from engine.gpu.workgroups import (
     within_limits,
 )
 from engine.gpu.workgroups.candidates import axis_caps, pow2_ceil, pow2_floor, usable_work
-from tests.gpu.workgroups.util import ONE, WIDE, conv
+from tests.helpers.workgroups import ONE, WIDE, conv
 
 
 def test_pow2():

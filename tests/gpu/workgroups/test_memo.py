@@ -5,7 +5,7 @@ import sys
 
 from engine.gpu.workgroups import DeviceLimits, heuristic, memo
 from engine.gpu.workgroups.heuristic import ranked
-from tests.gpu.workgroups.util import conv, depthwise
+from tests.helpers.workgroups import conv, depthwise
 
 
 def test_memo_returns_what_ranking_returns(tmp_path, monkeypatch):

@@ -19,7 +19,7 @@ from engine.gpu.workgroups import (
     within_limits,
 )
 from engine.gpu.workgroups.heuristic import rank
-from tests.gpu.workgroups.util import WIDE, conv, depthwise
+from tests.helpers.workgroups import WIDE, conv, depthwise
 
 SHAPES = [WorkShape(x, y, z) for x in (1, 2, 4, 8) for y in (1, 2, 4) for z in (1, 2, 4)]
 

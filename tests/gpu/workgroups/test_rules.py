@@ -13,7 +13,7 @@ from engine.gpu.workgroups.rules import (
     passed,
     whole_subgroups,
 )
-from tests.gpu.workgroups.util import ONE, conv, depthwise
+from tests.helpers.workgroups import ONE, conv, depthwise
 
 
 def ctx(sig, limits=None) -> Context:

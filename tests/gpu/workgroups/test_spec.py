@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.gpu.workgroups import Candidate, Choice, DeviceLimits, KernelSignature, WorkShape
-from tests.gpu.workgroups.util import conv
+from tests.helpers.workgroups import conv
 
 LAVAPIPE_INFO = {
     "vendor": "llvmpipe",

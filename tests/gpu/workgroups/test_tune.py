@@ -17,7 +17,7 @@ from engine.gpu.workgroups import (
     tune,
 )
 from engine.gpu.workgroups.tune import is_neighbour
-from tests.gpu.workgroups.util import CountingTimer, conv, log_axes, scrambled
+from tests.helpers.workgroups import CountingTimer, conv, log_axes, scrambled
 
 BOX = tuple(WorkShape(x, 1, z) for x in (1, 2, 4) for z in (1, 2, 4))
 LIM = DeviceLimits()

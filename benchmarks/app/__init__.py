@@ -1,0 +1,1 @@
+"""ar-demo harnesses: start-up, planner switches, soak, damaged video, MediaPipe speed."""

@@ -1,0 +1,92 @@
+"""ar-demo headless vs MediaPipe's Python solution, side by side in one run.
+
+For each effect, the same clip and frame count: ar-demo (this project, on the
+WebGPU adapter, sleep and spin) and MediaPipe 0.10.14's Python solution (its CPU
+path, in a side venv: not a dependency of this project). Prints a markdown table
+and writes JSON.
+
+usage: python -m benchmarks.app.mediapipe_compare [--frames 150] [--json out/mp_compare.json]
+       [--mp-python PATH]   (default: make /tmp/mediapipe-venv with pip if missing)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from engine.catalog.paths import assets_dir, models_dir
+
+CLIP = assets_dir() / "sample.mp4"
+PEER = Path(__file__).resolve().parent / "mediapipe_peer.py"  # runs in the side venv
+MODELS = {
+    "segmentation": ["selfie_segmentation"],
+    "face-detection": ["face_detection_short_range"],
+    "face-mesh": ["face_detection_short_range", "face_landmark"],
+}
+
+
+def mediapipe_python(path: str | None) -> str:
+    if path:
+        return path
+    venv = Path(tempfile.gettempdir()) / "mediapipe-venv"
+    py = venv / "bin" / "python"
+    if not py.exists():
+        print(f"making {venv} with mediapipe==0.10.14 ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "mediapipe==0.10.14",
+                        "opencv-python-headless"], check=True)  # fmt: skip
+    return str(py)
+
+
+def run_ar_demo(effect: str, frames: int, sync: str, out: Path) -> dict:
+    stats = out.with_suffix(".json")
+    cmd = [sys.executable, "-m", "app.cli", "--input", str(CLIP), "--headless", "--output",
+           str(out), "--frames", str(frames), "--sync", sync, "--stats", str(stats),
+           "--no-progress", "--effect", effect]  # fmt: skip
+    for m in MODELS[effect]:
+        cmd += ["--model", str(models_dir() / f"{m}.tflite")]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return json.loads(stats.read_text())
+
+
+def run_mediapipe(py: str, effect: str, frames: int, out: Path) -> dict:
+    proc = subprocess.run([py, str(PEER), effect, str(CLIP), str(out), str(frames)],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frames", type=int, default=150)
+    ap.add_argument("--json", default="out/mediapipe_compare.json")
+    ap.add_argument("--mp-python", default=None)
+    args = ap.parse_args()
+    py = mediapipe_python(args.mp_python)
+    rows, tmp = [], Path(tempfile.mkdtemp())
+    for effect in MODELS:
+        for sync in ("sleep", "spin"):
+            s = run_ar_demo(effect, args.frames, sync, tmp / f"ar-{effect}-{sync}.mp4")
+            rows.append({"effect": effect, "backend": f"ar-demo ({sync})", "fps": s["fps"],
+                         "p50": s["latency_ms"]["p50"], "p90": s["latency_ms"]["p90"],
+                         "cpu_per_frame_ms": s["frame_cpu_ms"]["p50"]})  # fmt: skip
+        m = run_mediapipe(py, effect, args.frames, tmp / f"mp-{effect}.mp4")
+        rows.append({"effect": effect, "backend": f"mediapipe {m['mediapipe']} (CPU)",
+                     "fps": m["fps"], "p50": m["latency_ms"]["p50"],
+                     "p90": m["latency_ms"]["p90"], "cpu_per_frame_ms": None})  # fmt: skip
+    print("| effect | backend | FPS | latency p50 ms | p90 ms | CPU ms/frame |")
+    print("|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        cpu = f"{r['cpu_per_frame_ms']:.2f}" if r["cpu_per_frame_ms"] is not None else "-"
+        print(f"| {r['effect']} | {r['backend']} | {r['fps']:.1f} | {r['p50']:.1f} | "
+              f"{r['p90']:.1f} | {cpu} |")  # fmt: skip
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Engine harnesses: kernels, tile and submit sweeps, dispatch cost, start-up, memory."""

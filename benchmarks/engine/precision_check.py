@@ -1,0 +1,194 @@
+"""The engine at a precision (fp16 by default) vs LiteRT (fp32) on every fetched model.
+
+For each model of the manifest: the astronaut still (assets/astronaut.png) stretched to
+the input size and scaled to the manifest's input range (a seeded uniform input where
+the still is missing or the input is not an image), LiteRT's default kernels as the
+oracle, one engine run. Per output:
+- `error`: max|engine - LiteRT| / max(1, max|LiteRT|), the relative error the tests bound;
+- `floor` (fp16): the same error for a numpy run of the engine's graph (after its
+  transforms) with exact f32 arithmetic and every stored tensor, the input included,
+  rounded to float16: what fp16 storage alone costs, whatever the kernels do. An engine
+  error near the floor is the model's sensitivity, not a kernel's arithmetic;
+- masks (segmentation outputs, probabilities or logits) are also compared as masks:
+  mean |p - p_ref| and the IoU of p > 0.5 (p = sigmoid(logit) for logits), because the
+  pixels at the mask's edge move the most and matter the least.
+A model the engine or LiteRT cannot run is a row saying why (face_landmark_with_attention:
+MediaPipe custom ops, no GPU or reference kernel).
+
+usage: python -m benchmarks.engine.precision_check [--precision fp16] [--storage auto]
+       [--json out/precision.json] [MODEL ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+# Relative error every output must meet (README "fp16"); masks are held to MASK instead.
+TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2}
+# Segmentation outputs: what they hold and the mask bounds they meet at fp16.
+MASKS = {
+    ("selfie_segmentation", "activation_10"): "probability",
+    ("selfie_segmentation_landscape", "segment_back"): "probability",
+    ("pose_landmark_full", "Identity_2"): "logits",
+}
+MASK_IOU, MASK_MEAN = 0.99, 1e-2
+
+
+@dataclass
+class OutputResult:
+    model: str
+    output: str
+    max_ref: float
+    error: float
+    ok: bool
+    floor: float | None = None
+    mask_iou: float | None = None
+    mask_mean: float | None = None
+    note: str = ""
+
+
+def model_input(entry, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """The astronaut still at `shape` in the model's input range, else seeded uniform."""
+    lo, hi = entry.input_range
+    from engine.catalog.paths import assets_dir
+
+    still = assets_dir() / "astronaut.png"
+    if len(shape) == 4 and shape[-1] == 3 and still.exists():
+        import cv2
+
+        rgb = cv2.imread(str(still), cv2.IMREAD_COLOR)[:, :, ::-1]
+        rgb = cv2.resize(rgb, (shape[2], shape[1]), interpolation=cv2.INTER_AREA)
+        x = lo + (hi - lo) * rgb.astype(np.float32) / 255.0
+        return np.broadcast_to(x, shape).astype(np.float32)
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+def litert_outputs(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    from ai_edge_litert.interpreter import Interpreter
+
+    it = Interpreter(model_path=str(path))
+    it.allocate_tensors()
+    for d in it.get_input_details():
+        it.set_tensor(d["index"], feeds[d["name"]])
+    it.invoke()
+    return {d["name"]: it.get_tensor(d["index"]) for d in it.get_output_details()}
+
+
+def fp16_storage_outputs(graph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`graph` run by the reference kernels in float32 with every input and op output
+    rounded to float16, as fp16 storage rounds them (graph: the engine's, transformed)."""
+    from engine.reference import registry
+    from engine.reference.fused import has_extras, run_with_extras
+
+    def r16(a):
+        return np.asarray(a, np.float32).astype(np.float16).astype(np.float32)
+
+    values = {t: (r16(x.data) if x.data.dtype.kind == "f" else x.data)
+              for t, x in enumerate(graph.tensors) if x.is_constant}  # fmt: skip
+    values.update({t: r16(feeds[graph.tensors[t].name]) for t in graph.inputs})
+    for op in graph.ops:
+        args = [values[t] if t >= 0 else None for t in op.inputs]
+        fn = registry.kernel(op.type)
+        outs = run_with_extras(fn, op, args, values) if has_extras(op) else fn(op, args)
+        for t, y in zip(op.outputs, outs, strict=True):
+            values[t] = r16(np.reshape(y, graph.tensors[t].shape))
+    return {graph.tensors[t].name: values[t] for t in graph.outputs}
+
+
+def mask_scores(kind: str, got: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
+    """(IoU of p > 0.5, mean |p - p_ref|) with p the probability the output encodes."""
+    if kind == "logits":
+        got, ref = (1 / (1 + np.exp(-np.clip(a, -80, 80))) for a in (got, ref))
+    union = np.logical_or(got > 0.5, ref > 0.5).sum()
+    inter = np.logical_and(got > 0.5, ref > 0.5).sum()
+    return float(inter / union) if union else 1.0, float(np.abs(got - ref).mean())
+
+
+def check_model(
+    entry, precision: str = "fp16", storage: str = "auto", floor: bool = True
+) -> list[OutputResult]:
+    """One row per output of `entry` (a manifest ModelEntry); one row saying why when the
+    engine or LiteRT cannot run the model. `floor`: also the fp16 storage floor (fp16)."""
+    from engine.errors import EngineError
+    from engine.gpu.engine import Engine
+    from engine.model.importer import load_tflite
+
+    graph = load_tflite(entry.path)
+    rng = np.random.default_rng(0)
+    feeds = {
+        graph.tensors[t].name: model_input(entry, graph.tensors[t].shape, rng) for t in graph.inputs
+    }
+    try:
+        engine = Engine(graph, precision=precision, storage=storage)
+        got = engine.run(feeds)
+        ref = litert_outputs(entry.path, feeds)
+    except (EngineError, RuntimeError, ValueError) as exc:
+        why = str(exc).splitlines()[0]
+        return [OutputResult(entry.name, "-", 0.0, float("nan"), False, note=f"skipped: {why}")]
+    rows = []
+    floors = fp16_storage_outputs(engine.graph, feeds) if floor and precision == "fp16" else {}
+    for name, want in ref.items():
+        have = got[name].astype(np.float64)
+        scale = max(1.0, float(np.abs(want).max()))
+        error = float(np.abs(have - want).max() / scale)
+        row = OutputResult(entry.name, name, float(np.abs(want).max()), error,
+                           error <= TOLERANCE[precision])  # fmt: skip
+        if name in floors:
+            row.floor = float(np.abs(floors[name] - want).max() / scale)
+        kind = MASKS.get((entry.name, name))
+        if kind:
+            row.mask_iou, row.mask_mean = mask_scores(kind, have, want.astype(np.float64))
+            row.note = f"mask ({kind})"
+            if precision == "fp16":
+                row.ok = row.mask_iou >= MASK_IOU and row.mask_mean <= MASK_MEAN
+        rows.append(row)
+    return rows
+
+
+def markdown(rows: list[OutputResult], precision: str) -> str:
+    lines = [
+        f"| model | output | max abs (LiteRT) | {precision} rel. error | fp16 storage floor "
+        "| mask IoU | mask mean abs | ok | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        iou = f"{r.mask_iou:.4f}" if r.mask_iou is not None else ""
+        mean = f"{r.mask_mean:.2e}" if r.mask_mean is not None else ""
+        floor = f"{r.floor:.2e}" if r.floor is not None else ""
+        lines.append(f"| {r.model} | {r.output} | {r.max_ref:.3g} | {r.error:.2e} | {floor} | "
+                     f"{iou} | {mean} | {'yes' if r.ok else 'no'} | {r.note} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from engine.catalog.manifest import load_manifest
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", help="manifest names (default: every fetched one)")
+    parser.add_argument("--precision", default="fp16", choices=sorted(TOLERANCE))
+    parser.add_argument("--storage", default="auto", choices=("auto", "buffer", "texture"))
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    parser.add_argument("--no-floor", action="store_true", help="skip the numpy fp16 floor")
+    args = parser.parse_args(argv)
+    entries = [e for e in load_manifest().models if e.path.exists()]
+    if args.models:
+        entries = [e for e in entries if e.name in args.models]
+    rows = []
+    for entry in entries:
+        rows.extend(check_model(entry, args.precision, args.storage, not args.no_floor))
+        print(f"{entry.name}: done", file=sys.stderr)
+    print(markdown(rows, args.precision))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
+    return 0 if all(r.ok or r.note.startswith("skipped") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Tests of engine.catalog: the manifest, fetching, sample media."""

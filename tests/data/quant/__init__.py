@@ -1,0 +1,1 @@
+"""Quantized test models and the scripts that make them (TensorFlow, side venv)."""

@@ -1,0 +1,1 @@
+"""Test helpers shared across tiers (imported by tests; never a conftest or test_ file)."""
