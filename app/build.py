@@ -25,9 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from engine.gpu.progress import Progress, report_to
-from engine.gpu.sync import Fence
-from engine.gpu.warmup import warm_up
+from engine.gpu import Fence, Progress, report_to, warm_up
 
 
 class BuildCancelled(Exception):

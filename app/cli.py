@@ -136,15 +136,14 @@ def run(args, stop: StopSignals) -> int:
 
 
 def _context(adapter: str | None):
-    from engine.gpu.device import shared_context
+    from engine.gpu import shared_context
 
     return shared_context(adapter)  # DeviceError (exit 2) says how to install a driver
 
 
 def _check_storage(args, ctx) -> None:
     """The planner must plan the storage kind the engines will use (one line, exit 2)."""
-    from engine.gpu.compile import check_planners
-    from engine.gpu.storage_choice import resolve_storage
+    from engine.gpu import check_planners, resolve_storage
 
     if args.planner == "best":
         return

@@ -113,7 +113,7 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
 
 def _loop(pipeline, source, writer, view, target, hud, stop, run: _Run, bar) -> None:
     """Read, render, write until the end, a stop request or a lost device."""
-    from engine.gpu.device import is_device_lost
+    from engine.gpu import is_device_lost
 
     tl = pipeline.timeline
     while not stop.requested:

@@ -13,9 +13,7 @@ import textwrap
 from app.effects import EFFECTS
 from app.hud import DOCKS
 from app.output import DEFAULT_OUTPUT
-from engine.gpu.compile import KERNEL_SETS
-from engine.gpu.storage_choice import STORAGE_OPTIONS
-from engine.gpu.sync import SYNC_MODES
+from engine.gpu import KERNEL_SETS, STORAGE_OPTIONS, SYNC_MODES
 from engine.memory.registry import PLANNERS
 from engine.precision import PRECISIONS
 

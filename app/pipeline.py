@@ -36,10 +36,14 @@ from app.effects import effect_class
 from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.timeline import FrameRecord, Timeline
-from engine.gpu.progress import report_to
-from engine.gpu.sync import SYNC_MODES, Fence
-from engine.gpu.timestamps import GpuMarks
-from engine.gpu.warmup import compiles_late_with_cache, scratch_context
+from engine.gpu import (
+    SYNC_MODES,
+    Fence,
+    GpuMarks,
+    compiles_late_with_cache,
+    report_to,
+    scratch_context,
+)
 
 
 class FramePipeline:

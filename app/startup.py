@@ -18,7 +18,7 @@ import numpy as np
 
 from app.build import since_launch
 from app.effects.base import render_pipeline
-from engine.gpu.sync import Fence
+from engine.gpu import Fence
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 WHITE, GREY, ACCENT = (255, 255, 255), (190, 190, 190), (80, 200, 255)  # BGR

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.gpu.codegen import render
+from engine.gpu import render
 
 if TYPE_CHECKING:
     from app.models import ModelSpec

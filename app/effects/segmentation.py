@@ -19,7 +19,7 @@ import numpy as np
 
 from app.effects import EFFECTS
 from app.effects.base import Effect, buffer_entry, render_pipeline
-from engine.gpu.codegen import render
+from engine.gpu import render
 from engine.vision import SelfieSegmenter
 
 BLUR_DOWNSCALE = 4  # the blurred background is a quarter of the frame's size

@@ -1,0 +1,66 @@
+"""The WebGPU engine's public face: what engine.vision, the app and other programs use.
+
+    from engine.gpu import Engine, shared_context
+    engine = Engine.from_tflite("models/face_landmark.tflite", context=shared_context())
+
+- the engine: `Engine` (engine.py: compile once, then `run` / `encode` / `profile`);
+- the device: `shared_context` (one adapter + device per process), `GpuContext`,
+  `compute_pipeline` (the context's pipeline cache), `device_guard`, `is_device_lost`,
+  `adapter_class` (the adapter facts every default is chosen from);
+- options and their defaults: `KERNEL_SETS`, `STORAGE_OPTIONS` / `resolve_storage`,
+  `SYNC_MODES` / `check_sync`, `check_planners`;
+- waiting and timing: `Fence`, `wait_mapped`, `GpuMarks` (timestamp queries);
+- start-up: `warm_up`, `scratch_context`, `compiles_late_with_cache`, `Progress` and
+  `report_to` (compile progress);
+- shaders: `render` (a WGSL template), `register_shaders` / `shader_loader` (another
+  package's template namespace).
+
+The names resolve lazily (a module-level __getattr__), so importing one light module of
+engine.gpu (the compile step, the kernels) does not load wgpu. The modules behind them are
+the engine's internals: the app imports only the names listed here (tests/test_layout.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# public name -> the module that defines it (one line per name: the whole public face)
+_PUBLIC = {
+    "Engine": "engine.gpu.engine",
+    "GpuContext": "engine.gpu.device",
+    "shared_context": "engine.gpu.device",
+    "compute_pipeline": "engine.gpu.device",
+    "device_guard": "engine.gpu.device",
+    "is_device_lost": "engine.gpu.device",
+    "adapter_class": "engine.gpu.adapters",
+    "KERNEL_SETS": "engine.gpu.compile",
+    "check_planners": "engine.gpu.compile",
+    "STORAGE_OPTIONS": "engine.gpu.storage_choice",
+    "resolve_storage": "engine.gpu.storage_choice",
+    "SYNC_MODES": "engine.gpu.sync",
+    "check_sync": "engine.gpu.sync",
+    "Fence": "engine.gpu.sync",
+    "wait_mapped": "engine.gpu.sync",
+    "GpuMarks": "engine.gpu.timestamps",
+    "warm_up": "engine.gpu.warmup",
+    "scratch_context": "engine.gpu.warmup",
+    "compiles_late_with_cache": "engine.gpu.warmup",
+    "Progress": "engine.gpu.progress",
+    "report_to": "engine.gpu.progress",
+    "render": "engine.gpu.codegen",
+    "register_shaders": "engine.gpu.codegen",
+    "shader_loader": "engine.gpu.codegen",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine.gpu' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu.codegen import render
-from engine.gpu.device import compute_pipeline
+from engine.gpu import compute_pipeline, render
 from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float, zeros_buffer
 from engine.vision.ssd_spec import BLAZEFACE_SHORT, ssd_anchors
 
@@ -118,7 +117,7 @@ class SsdDecoder:
         if isinstance(source, tuple | list):
             reg, cls = source
             if context is None:
-                from engine.gpu.device import shared_context
+                from engine.gpu import shared_context
 
                 context = shared_context()
         else:

@@ -81,7 +81,7 @@ class Readback:
 
     def read(self) -> dict[str, bytes]:
         """Wait for the GPU (sync mode `sleep` or `spin`), then every range's bytes."""
-        from engine.gpu.sync import wait_mapped
+        from engine.gpu import wait_mapped
 
         wait_mapped(self.device, [self.buffer], self.sync)
         data = bytes(self.buffer.read_mapped())

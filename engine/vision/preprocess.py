@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
-from engine.gpu.device import compute_pipeline
+from engine.gpu import compute_pipeline, render
 from engine.vision.image_to_tensor import BORDERS
 
 

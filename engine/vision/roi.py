@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu.codegen import render
-from engine.gpu.device import compute_pipeline
+from engine.gpu import compute_pipeline, render
 from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float
 from engine.vision.image_to_tensor import subrect_matrix
 

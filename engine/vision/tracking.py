@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
-from engine.gpu.device import compute_pipeline
+from engine.gpu import compute_pipeline, render
 from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
 from engine.vision.roi import ROI_BYTES, Rect, RoiOptions, rect_params, roi_from_detection
 

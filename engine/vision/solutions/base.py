@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from engine.errors import ModelError
-from engine.gpu.device import device_guard
+from engine.gpu import device_guard
 from engine.vision.gpu_stage import FrameInput, Readback, release_engine
 
 RUNNING_MODES = ("image", "video")
@@ -69,8 +69,7 @@ class Solution:
     def __init__(self, *, running_mode: str = "video", output: str = "numpy",
                  bgr: bool = False, context=None, adapter: str | None = None,
                  sync: str = "sleep", **engine_options):  # fmt: skip
-        from engine.gpu.device import shared_context
-        from engine.gpu.sync import check_sync
+        from engine.gpu import check_sync, shared_context
 
         if running_mode not in RUNNING_MODES:
             raise ValueError(f"running_mode must be one of {RUNNING_MODES}, not {running_mode!r}")
@@ -89,7 +88,7 @@ class Solution:
 
     # --- building ----------------------------------------------------------------------
     def _engine(self, role: str, model, default: str):
-        from engine.gpu.engine import Engine
+        from engine.gpu import Engine
         from engine.model.importer import load_tflite
 
         model = resolve_model(model, default)
