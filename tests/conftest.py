@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -13,12 +12,7 @@ import pytest
 # into the user's cache. Set before any engine module reads its settings.
 os.environ.setdefault("ENGINE_CACHE_DIR", tempfile.mkdtemp(prefix="webgpu-ar-test-cache-"))
 
-from engine.catalog.paths import assets_dir, models_dir
-
-ROOT = Path(__file__).resolve().parent.parent
-MODELS_DIR = models_dir()
-ASSETS_DIR = assets_dir()
-CORE_MODELS = ("face_detection_short_range", "selfie_segmentation", "face_landmark")
+from tests.helpers.files import ASSETS_DIR  # noqa: E402  (after ENGINE_CACHE_DIR is set)
 
 
 @pytest.fixture(autouse=True)
@@ -28,18 +22,6 @@ def _fresh_settings():
 
     yield
     config.reload()
-
-
-def fetched_models() -> list[Path]:
-    """Every .tflite the fetch step put in models/ (sorted, stable test ids)."""
-    return sorted(MODELS_DIR.glob("*.tflite"))
-
-
-def model_file(name: str) -> Path:
-    path = MODELS_DIR / f"{name}.tflite"
-    if not path.exists():
-        pytest.skip(f"{path} not fetched: run `make models`")
-    return path
 
 
 @pytest.fixture(scope="session")

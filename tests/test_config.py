@@ -9,7 +9,7 @@ import pytest
 
 from engine import config
 from engine.config import KNOBS, Settings
-from tests.conftest import ROOT
+from tests.helpers.files import ROOT
 
 
 def test_values_are_parsed_and_defaults_are_none():

@@ -7,7 +7,7 @@ import doctest
 
 import pytest
 
-from tests.conftest import ASSETS_DIR, CORE_MODELS, ROOT, model_file
+from tests.helpers.files import ASSETS_DIR, CORE_MODELS, ROOT, model_file
 from tests.helpers.gpu import gpu_context
 
 gpu_context()

@@ -9,7 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers.files import ROOT
 
 MAKE = shutil.which("make")
 

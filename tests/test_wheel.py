@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers.files import ROOT
 
 TEMPLATE = re.compile(r"""["']((?:app/)?[a-z0-9_]+\.wgsl)["']""")
 INCLUDE = re.compile(r"""{%-?\s*(?:include|import|from)\s+["']([^"']+\.wgsl)["']""")

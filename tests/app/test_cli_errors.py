@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from app.cli import main
-from tests.app.conftest import sample_clip
-from tests.conftest import ROOT, model_file
+from tests.helpers.files import ROOT, model_file
+from tests.helpers.media import sample_clip
 
 
 def _run(*args: str, env: dict | None = None):

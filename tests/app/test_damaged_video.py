@@ -11,8 +11,8 @@ import pytest
 from app.errors import AppError
 from app.sources import open_source
 from benchmarks.app.damaged_video import make_damaged, read_opencv
-from tests.app.conftest import sample_clip
-from tests.conftest import model_file
+from tests.helpers.files import model_file
+from tests.helpers.media import sample_clip
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from app.models import load_model
 from app.pipeline import FramePipeline
 from app.sources import open_source
 from engine.memory.registry import PLANNERS
-from tests.app.conftest import reference_faces, reference_mask, sample_clip
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import reference_faces, reference_mask, sample_clip
 
 CTX = gpu_context()
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from tests.app.conftest import frame_diff, read_video, reference_faces, reference_mask, sample_clip
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import frame_diff, read_video, reference_faces, reference_mask, sample_clip
 
 gpu_context()  # skips the module without an adapter
 FRAMES = 20
@@ -105,7 +105,7 @@ def test_hud_is_burnt_in_and_stats_have_percentiles(tmp_path):
 
 @pytest.mark.parametrize("planner", ["greedy"])
 def test_still_image_planner_and_fp16(tmp_path, planner):
-    from tests.conftest import ASSETS_DIR
+    from tests.helpers.files import ASSETS_DIR
 
     still = ASSETS_DIR / "astronaut.png"
     if not still.exists():
@@ -124,7 +124,7 @@ def test_ctrl_c_finishes_the_file(tmp_path):
     import sys
     import time
 
-    from tests.conftest import ROOT
+    from tests.helpers.files import ROOT
 
     out = tmp_path / "cut.mp4"
     proc = subprocess.Popen(

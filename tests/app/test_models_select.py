@@ -6,7 +6,7 @@ import pytest
 
 from app.errors import AppError
 from app.models import ModelSpec, choose_effect, load_model, model_role
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 
 
 def test_roles_from_output_shapes():

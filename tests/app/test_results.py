@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from tests.app.conftest import read_video, sample_clip
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import read_video, sample_clip
 
 CTX = gpu_context()
 FRAMES = 4

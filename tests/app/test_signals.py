@@ -16,9 +16,9 @@ import time
 import cv2
 import pytest
 
-from tests.app.conftest import sample_clip
-from tests.conftest import ROOT, model_file
+from tests.helpers.files import ROOT, model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import sample_clip
 
 gpu_context()  # skips the module without an adapter
 CODES = {"SIGINT": 130, "SIGTERM": 143}

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.app.soak import soak_effect
-from tests.app.conftest import sample_clip
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import sample_clip
 
 gpu_context()  # skips the module without an adapter
 WARM = 40  # frames before the first compared sample (pipelines, first allocations)

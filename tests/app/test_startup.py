@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from app.cli import main
-from tests.app.conftest import sample_clip
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import sample_clip
 
 gpu_context()
 

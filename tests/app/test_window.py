@@ -26,9 +26,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.app.conftest import sample_clip
-from tests.conftest import ROOT, model_file
+from tests.helpers.files import ROOT, model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import sample_clip
 
 gpu_context()
 if shutil.which("Xvfb") is None:

@@ -7,7 +7,7 @@ import pytest
 from benchmarks.engine.kernel_bench import FAMILIES, family, main, profile_model
 from engine.model.cost import op_flops
 from engine.model.importer import load_tflite
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module where there is no adapter

@@ -9,7 +9,7 @@ import shutil
 from benchmarks.engine.same_dispatches import hashes, main, restamp
 from engine.latency.builder import NetConfig, build_tflite
 from engine.latency.space import sample_cells
-from tests.conftest import ROOT
+from tests.helpers.files import ROOT
 
 
 def _models(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from engine import Engine
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op, Tensor
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter

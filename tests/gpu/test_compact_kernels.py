@@ -17,11 +17,11 @@ from engine.gpu.compile import CompileOptions, Target, compile_graph
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
-from tests.conftest import CORE_MODELS, model_file
 from tests.gpu.test_conv import CASES as CONV_CASES
 from tests.gpu.test_depthwise import CASES as DEPTHWISE_CASES
 from tests.gpu.test_depthwise import _graph as depthwise_graph
 from tests.gpu.test_transpose_conv import TCONV_GRID, _tconv_graph
+from tests.helpers.files import CORE_MODELS, model_file
 from tests.helpers.gpu import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 

@@ -158,7 +158,7 @@ def test_compact_set_does_not_fuse():
 def test_fused_models_match_litert(model):
     """Whole models with every pair fused (16 and 20 pairs): outputs vs LiteRT."""
     from engine.model.importer import load_tflite
-    from tests.conftest import model_file
+    from tests.helpers.files import model_file
 
     path = model_file(model)
     graph = load_tflite(path)

@@ -77,8 +77,8 @@ HARNESS = textwrap.dedent("""
 
 
 def test_ar_demo_finishes_the_file_when_the_device_is_lost(tmp_path):
-    from tests.app.conftest import sample_clip
-    from tests.conftest import ROOT, model_file
+    from tests.helpers.files import ROOT, model_file
+    from tests.helpers.media import sample_clip
 
     out, stats = tmp_path / "out.mp4", tmp_path / "stats.json"
     args = ["--model", str(model_file("face_detection_short_range")), "--input",

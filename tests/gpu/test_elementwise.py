@@ -5,19 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers.gpu import STORAGES, assert_matches, assert_padded_lanes_zero, gpu_context
+from tests.helpers.gpu import STORAGES, check_single_submit, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
-
-
-def check(graph, feeds, precision="fp32", storage="buffer"):
-    """assert_matches, no CPU fallback, one submit, zero padded lanes (fp32)."""
-    engine = assert_matches(graph, feeds, precision, storage=storage)
-    assert engine.fallback_ops == [] and engine.stats.submits == 1
-    if precision == "fp32":
-        assert_padded_lanes_zero(engine)
-    return engine
 
 
 def const(shape, seed=0, scale=1.0):
@@ -56,7 +47,7 @@ def test_binary(case, storage):
     feeds = random_feeds(graph, rng)
     if op == "DIV":  # keep divisors away from 0
         feeds = {k: np.where(np.abs(v) < 0.1, 0.5, v).astype(np.float32) for k, v in feeds.items()}
-    check(graph, feeds, storage=storage)
+    check_single_submit(graph, feeds, storage=storage)
 
 
 def test_constant_operands():
@@ -81,7 +72,9 @@ UNARY_OPS = ["RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH", 
 @pytest.mark.parametrize("shape", [(1, 7, 9, 5), (1, 12, 1, 8), (1, 256, 1)])
 def test_unary(op, shape, storage):
     graph = single_op_graph(op, [shape])
-    check(graph, random_feeds(graph, np.random.default_rng(2), scale=8.0), storage=storage)
+    check_single_submit(
+        graph, random_feeds(graph, np.random.default_rng(2), scale=8.0), storage=storage
+    )
 
 
 @pytest.mark.parametrize("storage", STORAGES)
@@ -90,13 +83,13 @@ def test_unary_extremes(storage):
     x = np.array([-1e4, -90, -20, -1e-3, 0, 1e-3, 20, 90, 1e4], np.float32).reshape(1, 1, 3, 3)
     for op in ("LOGISTIC", "TANH", "ELU", "HARD_SWISH"):
         graph = single_op_graph(op, [x.shape])
-        check(graph, {"input0": x}, storage=storage)
+        check_single_submit(graph, {"input0": x}, storage=storage)
 
 
 @pytest.mark.parametrize("alpha", [0.2, -0.5])
 def test_leaky_relu(alpha):
     graph = single_op_graph("LEAKY_RELU", [(1, 5, 6, 7)], {"alpha": alpha})
-    check(graph, random_feeds(graph, np.random.default_rng(3)))
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(3)))
 
 
 PRELU_CASES = [
@@ -113,7 +106,7 @@ PRELU_CASES = [
 def test_prelu(case, storage):
     x, alpha = case
     graph = single_op_graph("PRELU", [x, alpha])
-    check(graph, random_feeds(graph, np.random.default_rng(4)), storage=storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(4)), storage=storage)
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
@@ -124,11 +117,11 @@ def test_prelu(case, storage):
 @pytest.mark.parametrize("storage", STORAGES)
 def test_binary_fp16(op, a, b, storage):
     graph = single_op_graph(op, [a, b], {"fused_activation_function": "RELU6"})
-    check(graph, random_feeds(graph, np.random.default_rng(5)), "fp16", storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(5)), "fp16", storage)
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 @pytest.mark.parametrize("storage", STORAGES)
 def test_prelu_fp16(storage):
     graph = single_op_graph("PRELU", [(1, 5, 6, 7), const((1, 1, 7))])
-    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)

@@ -10,7 +10,7 @@ from engine.gpu.engine import Engine
 from engine.memory import planners_for
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
-from tests.conftest import CORE_MODELS, model_file
+from tests.helpers.files import CORE_MODELS, model_file
 from tests.helpers.gpu import STORAGES, gpu_context
 
 ctx = gpu_context()

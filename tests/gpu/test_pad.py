@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from engine.gpu.kernels.base import select
-from tests.gpu.test_elementwise import check
-from tests.helpers.gpu import gpu_context
+from tests.helpers.gpu import check_single_submit, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -36,7 +35,7 @@ def test_pad(case, op):
     if op == "PADV2":
         inputs.append(np.array([-1.5], np.float32))
     graph = single_op_graph(op, inputs)
-    check(graph, random_feeds(graph, np.random.default_rng(1)))
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(1)))
 
 
 def test_pad_non_constant_paddings_fall_back():
@@ -56,4 +55,4 @@ def test_pad_fp16():
             np.array(2.0, np.float32),
         ],
     )
-    check(graph, random_feeds(graph, np.random.default_rng(2)), "fp16")
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(2)), "fp16")

@@ -8,8 +8,13 @@ import pytest
 from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import select
 from engine.reference import Interpreter
-from tests.gpu.test_elementwise import assert_padded_lanes_zero, check
-from tests.helpers.gpu import STORAGES, gpu_context, texture_wrapped
+from tests.helpers.gpu import (
+    STORAGES,
+    assert_padded_lanes_zero,
+    check_single_submit,
+    gpu_context,
+    texture_wrapped,
+)
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -43,13 +48,15 @@ def pool_attrs(k, stride, padding, act="NONE", kw=None):
 def test_pool2d(case, storage):
     op, h, w, c, k, stride, padding, act = case
     graph = single_op_graph(op, [(1, h, w, c)], pool_attrs(k, stride, padding, act))
-    check(graph, random_feeds(graph, np.random.default_rng(1), scale=4.0), storage=storage)
+    check_single_submit(
+        graph, random_feeds(graph, np.random.default_rng(1), scale=4.0), storage=storage
+    )
 
 
 @pytest.mark.parametrize("storage", STORAGES)
 def test_pool2d_batch(storage):
     graph = single_op_graph("MAX_POOL_2D", [(2, 6, 5, 7)], pool_attrs(2, 2, "SAME"))
-    check(graph, random_feeds(graph, np.random.default_rng(2)), storage=storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(2)), storage=storage)
 
 
 @pytest.mark.parametrize("op", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
@@ -91,7 +98,7 @@ def test_global_pool(case, storage):
     attrs = {**pool_attrs(h, h, "VALID", "RELU", kw=w), "stride_w": w}
     graph = single_op_graph(op, [shape], attrs)
     assert select(graph.ops[0], graph).name == "global_pool"
-    check(graph, random_feeds(graph, np.random.default_rng(4)), storage=storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(4)), storage=storage)
 
 
 MEAN_CASES = [
@@ -112,7 +119,7 @@ MEAN_CASES = [
 def test_mean(case, axes, storage):
     shape, keep = case
     graph = single_op_graph("MEAN", [shape, np.array(axes, np.int32)], {"keep_dims": keep})
-    check(graph, random_feeds(graph, np.random.default_rng(5)), storage=storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(5)), storage=storage)
 
 
 def test_mean_other_axes_use_the_reduce_kernel():
@@ -125,9 +132,9 @@ def test_mean_other_axes_use_the_reduce_kernel():
 @pytest.mark.parametrize("storage", STORAGES)
 def test_pool_and_mean_fp16(storage):
     graph = single_op_graph("AVERAGE_POOL_2D", [(1, 9, 8, 6)], pool_attrs(3, 2, "SAME"))
-    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(6)), "fp16", storage)
     graph = single_op_graph("MEAN", [(1, 9, 8, 6), np.array([1, 2], np.int32)], {})
-    check(graph, random_feeds(graph, np.random.default_rng(7)), "fp16", storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(7)), "fp16", storage)
 
 
 REDUCE_ROWS = sorted(
@@ -144,7 +151,7 @@ def test_global_pool_every_class_row_here(case, row, monkeypatch):
     op, shape = case
     _, h, w, _ = shape
     graph = single_op_graph(op, [shape], {**pool_attrs(h, h, "VALID", "NONE", kw=w), "stride_w": w})
-    check(graph, random_feeds(graph, np.random.default_rng(5)), storage="buffer")
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(5)), storage="buffer")
 
 
 def test_reduce_tile_needs_a_power_of_two():

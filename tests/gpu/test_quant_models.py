@@ -24,8 +24,8 @@ from engine.model.importer import load_tflite
 from engine.reference import Interpreter
 from engine.transforms.quantized import to_float
 from tests.helpers.gpu import gpu_context
+from tests.helpers.quant_models import fixture_input, litert_all
 from tests.helpers.quant_ops import activation, const, quant_graph
-from tests.reference.test_quant_models import fixture_input, litert_all
 
 pytest.importorskip("ai_edge_litert")
 gpu_context()

@@ -10,7 +10,7 @@ import wgpu
 from engine.gpu import recorder
 from engine.gpu.engine import Engine
 from engine.gpu.runtime import RunStats
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()

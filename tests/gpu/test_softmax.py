@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu.test_elementwise import check
-from tests.helpers.gpu import gpu_context
+from tests.helpers.gpu import check_single_submit, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -25,10 +24,10 @@ CASES = [
 def test_softmax(case):
     shape, beta = case
     graph = single_op_graph("SOFTMAX", [shape], {"beta": beta})
-    check(graph, random_feeds(graph, np.random.default_rng(1), scale=10.0))
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(1), scale=10.0))
 
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 def test_softmax_fp16():
     graph = single_op_graph("SOFTMAX", [(1, 4, 5, 11)], {"beta": 1.0})
-    check(graph, random_feeds(graph, np.random.default_rng(2), scale=4.0), "fp16")
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(2), scale=4.0), "fp16")

@@ -11,7 +11,7 @@ from engine.gpu.adapters import CLASSES
 from engine.gpu.engine import Engine
 from engine.gpu.submits import ONE_SUBMIT, SUBMITS, SubmitPlan
 from engine.model.ir import Graph, Op, Tensor
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
 
 gpu_context()

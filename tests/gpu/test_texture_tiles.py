@@ -10,7 +10,7 @@ from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.model.ir import Graph, Op, Tensor, tensors_read
 from engine.reference import Interpreter
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()

@@ -9,8 +9,7 @@ import pytest
 
 from engine.gpu.kernels.base import select
 from engine.model.ir import Graph, Op, Tensor
-from tests.gpu.test_elementwise import check
-from tests.helpers.gpu import STORAGES, assert_matches, gpu_context
+from tests.helpers.gpu import STORAGES, assert_matches, check_single_submit, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -27,20 +26,22 @@ def test_unary(op, storage):
     graph = single_op_graph(op, [(1, 7, 9, 6)], {"approximate": True} if approx else {})
     feeds = random_feeds(graph, np.random.default_rng(0), scale=6.0)
     feeds["input0"].reshape(-1)[:4] = [0.0, 9.0, -9.0, 40.0]
-    check(graph, feeds, storage=storage)
+    check_single_submit(graph, feeds, storage=storage)
 
 
 def test_rsqrt():
     graph = single_op_graph("RSQRT", [(1, 64, 1)])
     feeds = {"input0": np.random.default_rng(1).uniform(1e-6, 40, (1, 64, 1)).astype(np.float32)}
-    check(graph, feeds)
+    check_single_submit(graph, feeds)
 
 
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("shapes", [((1, 64, 32), (1, 64, 1)), ((2, 5, 3, 7), (7,))], ids=str)
 def test_squared_difference(shapes, storage):
     graph = single_op_graph("SQUARED_DIFFERENCE", list(shapes))
-    check(graph, random_feeds(graph, np.random.default_rng(2), scale=3.0), storage=storage)
+    check_single_submit(
+        graph, random_feeds(graph, np.random.default_rng(2), scale=3.0), storage=storage
+    )
 
 
 MATMUL_CASES = [
@@ -65,7 +66,7 @@ def test_batch_matmul(case):
         y = np.asarray(rng.standard_normal((10, 7)), np.float32)
     graph = single_op_graph("BATCH_MATMUL", [x, y], {"adj_x": adj_x, "adj_y": adj_y})
     assert _kernel_name(graph) == "batch_matmul"
-    check(graph, random_feeds(graph, rng))
+    check_single_submit(graph, random_feeds(graph, rng))
 
 
 def test_batch_matmul_fp16():
@@ -91,12 +92,12 @@ def test_reduce_any_axes(case, storage):
     op, shape, axes, keep = case
     graph = single_op_graph(op, [shape, np.array(axes, np.int32)], {"keep_dims": keep})
     assert _kernel_name(graph) == "reduce"
-    check(graph, random_feeds(graph, np.random.default_rng(5)), storage=storage)
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(5)), storage=storage)
 
 
 def test_reduce_fp16():
     graph = single_op_graph("MEAN", [(1, 64, 32), np.array([2], np.int32)], {"keep_dims": True})
-    check(graph, random_feeds(graph, np.random.default_rng(6)), "fp16")
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(6)), "fp16")
 
 
 def _layer_norm_graph(shape, gamma=True, beta=True, eps=1e-6) -> Graph:
@@ -121,13 +122,13 @@ def _layer_norm_graph(shape, gamma=True, beta=True, eps=1e-6) -> Graph:
 def test_layer_norm(shape, gamma, beta):
     graph = _layer_norm_graph(shape, gamma, beta)
     feeds = {"x": np.random.default_rng(8).normal(0.5, 3.0, shape).astype(np.float32)}
-    check(graph, feeds)
+    check_single_submit(graph, feeds)
 
 
 def test_layer_norm_fp16():
     graph = _layer_norm_graph((1, 64, 48))
     feeds = {"x": np.random.default_rng(9).normal(0.5, 3.0, (1, 64, 48)).astype(np.float32)}
-    check(graph, feeds, "fp16")
+    check_single_submit(graph, feeds, "fp16")
 
 
 @pytest.mark.parametrize(
@@ -137,14 +138,14 @@ def test_layer_norm_fp16():
 def test_tile(shape, reps):
     graph = single_op_graph("TILE", [shape, np.array(reps, np.int32)])
     assert _kernel_name(graph) == "tile"
-    check(graph, random_feeds(graph, np.random.default_rng(10)))
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(10)))
 
 
 def test_gather_evenly_spaced_on_gpu():
     """GATHER with constant indices that form an affine pattern is an affine gather."""
     graph = single_op_graph("GATHER", [(1, 6, 5, 8), np.array([1, 3, 5], np.int32)], {"axis": 1})
     assert _kernel_name(graph) == "slice"
-    check(graph, random_feeds(graph, np.random.default_rng(11)))
+    check_single_submit(graph, random_feeds(graph, np.random.default_rng(11)))
 
 
 def test_gather_other_indices_fall_back_to_cpu():

@@ -16,7 +16,7 @@ import pytest
 
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 from tests.helpers.gpu import conv_attrs, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 

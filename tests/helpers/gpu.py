@@ -150,3 +150,12 @@ def assert_padded_lanes_zero(engine) -> None:
         s4 = shape4(g, t)
         last = engine.read_phwc4(t)[-1].reshape(-1, 4)
         assert (last[:, (s4.c - 1) % 4 + 1 :] == 0).all(), f"{g.tensors[t].name}: padded lanes"
+
+
+def check_single_submit(graph, feeds, precision="fp32", storage="buffer"):
+    """assert_matches, no CPU fallback, one submit, zero padded lanes (fp32)."""
+    engine = assert_matches(graph, feeds, precision, storage=storage)
+    assert engine.fallback_ops == [] and engine.stats.submits == 1
+    if precision == "fp32":
+        assert_padded_lanes_zero(engine)
+    return engine

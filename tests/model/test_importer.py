@@ -9,7 +9,7 @@ from engine import ModelError
 from engine.model.importer import load_tflite
 from engine.model.ir import graphs_equal
 from engine.model.writer import write_tflite
-from tests.conftest import fetched_models, model_file
+from tests.helpers.files import fetched_models, model_file
 
 MODELS = fetched_models()
 MODEL_IDS = [p.stem for p in MODELS]

@@ -12,7 +12,7 @@ import pytest
 from engine.catalog.manifest import differs_from_published
 from engine.errors import PublishedModelWarning
 from engine.model import importer
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 
 
 @pytest.fixture(autouse=True)

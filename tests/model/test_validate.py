@@ -16,7 +16,7 @@ import pytest
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op, Tensor
 from engine.model.validate import MAX_ELEMENTS, validate
-from tests.conftest import fetched_models
+from tests.helpers.files import fetched_models
 
 CONV = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "fused_activation_function": "NONE",
         "dilation_w_factor": 1, "dilation_h_factor": 1}  # fmt: skip

@@ -17,7 +17,7 @@ import pytest
 
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter, registry, supported_ops
-from tests.conftest import fetched_models
+from tests.helpers.files import fetched_models
 from tests.helpers.single_op import max_error
 
 pytest.importorskip("ai_edge_litert")

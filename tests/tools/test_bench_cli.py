@@ -19,7 +19,7 @@ from engine.tools.bench import peers
 from engine.tools.bench.report import LATENCY_HEADER, latency_rows, markdown
 from engine.tools.bench.single_op import parse_shape, single_op_graph
 from engine.tools.bench_cli import main
-from tests.conftest import ROOT, model_file
+from tests.helpers.files import ROOT, model_file
 
 FAST = ["--runs", "2", "--warmup", "1", "--ab-rounds", "2", "--ab-block", "1"]
 

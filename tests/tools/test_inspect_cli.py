@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from engine.tools.inspect_cli import main
-from tests.conftest import ROOT, model_file
+from tests.helpers.files import ROOT, model_file
 
 
 def test_json_report(capsys):

@@ -14,7 +14,7 @@ from engine.transforms.drop_identities import drop_identities
 from engine.transforms.fold_constants import fold_mul_add
 from engine.transforms.fuse import fuse_activations, fuse_elementwise
 from engine.transforms.merge_pad import merge_pad
-from tests.conftest import fetched_models
+from tests.helpers.files import fetched_models
 
 RNG = np.random.default_rng(7)
 CONV = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "dilation_w_factor": 1,

@@ -14,9 +14,9 @@ from benchmarks.fidelity.compare import (
     load_reference,
     run_ours,
 )
-from tests.app.conftest import sample_clip
-from tests.conftest import CORE_MODELS, model_file
+from tests.helpers.files import CORE_MODELS, model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import sample_clip
 
 CTX = gpu_context()
 

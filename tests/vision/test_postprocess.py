@@ -33,7 +33,7 @@ from engine.vision.ssd import (
     letterbox_matrix,
     ssd_anchors,
 )
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 
 # ---- numpy oracles on hand-computed cases (no GPU) -----------------------------------------
 

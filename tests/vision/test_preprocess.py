@@ -20,8 +20,8 @@ from engine.vision.image_to_tensor import (
 )
 from engine.vision.preprocess import Preprocessor
 from engine.vision.ssd import detect_faces, iou, letterbox, letterbox_matrix
-from tests.conftest import ROOT, model_file
 from tests.data.mediapipe.make_reference import TENSOR_CASES
+from tests.helpers.files import ROOT, model_file
 from tests.helpers.gpu import gpu_context
 
 # (centre x, centre y, width, height, rotation, tensor (w, h), keep aspect): whole frame,
@@ -68,7 +68,7 @@ _BORDER = {"BORDER_ZERO": "zero", "BORDER_REPLICATE": "replicate"}
 
 
 def _first_clip_frame() -> np.ndarray:
-    from tests.app.conftest import read_video, sample_clip
+    from tests.helpers.media import read_video, sample_clip
 
     return np.ascontiguousarray(read_video(sample_clip(), 1)[0][:, :, ::-1])
 

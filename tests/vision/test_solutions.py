@@ -8,9 +8,9 @@ import pytest
 from engine.errors import ModelError
 from engine.vision import FaceDetector, FaceMesh, SelfieSegmenter, roi_from_landmarks
 from engine.vision.roi import rect_matrix
-from tests.app.conftest import read_video, sample_clip
-from tests.conftest import CORE_MODELS, model_file
+from tests.helpers.files import CORE_MODELS, model_file
 from tests.helpers.gpu import gpu_context
+from tests.helpers.media import read_video, sample_clip
 
 CTX = gpu_context()
 

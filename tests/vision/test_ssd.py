@@ -24,7 +24,7 @@ from engine.vision.ssd import (
     to_tensor,
     weighted_nms,
 )
-from tests.conftest import ASSETS_DIR, ROOT, model_file
+from tests.helpers.files import ASSETS_DIR, ROOT, model_file
 
 # ---- anchors --------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.fuzz.harness import run_fuzz, summary
-from tests.conftest import CORE_MODELS, model_file
+from tests.helpers.files import CORE_MODELS, model_file
 from tests.helpers.gpu import gpu_context
 
 gpu_context()  # skips the module without an adapter

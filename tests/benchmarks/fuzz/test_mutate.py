@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from benchmarks.fuzz.mutate import find_slots, mutant
 from engine.errors import ModelError
-from tests.conftest import model_file
+from tests.helpers.files import model_file
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""App test helpers: the sample clip, reference masks/detections, video reading."""
+"""Media helpers: the sample clip, video reading, reference masks and detections."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.conftest import ASSETS_DIR
+from tests.helpers.files import ASSETS_DIR
 
 SAMPLE = ASSETS_DIR / "sample.mp4"
 
