@@ -37,12 +37,16 @@ from engine.vision.roi import (
     roi_from_detection,
 )
 from engine.vision.solutions import (
+    Classification,
     Detection,
     FaceDetector,
     FaceDetectorResult,
     FaceLandmarks,
     FaceMesh,
     FaceMeshResult,
+    HandLandmarks,
+    Hands,
+    HandsResult,
     SegmentationResult,
     SelfieSegmenter,
 )
@@ -50,12 +54,16 @@ from engine.vision.tracking import RoiTracker, roi_from_landmarks
 
 __all__ = [
     "FACE_MESH_ROI",
+    "Classification",
     "Detection",
     "FaceDetector",
     "FaceDetectorResult",
     "FaceLandmarks",
     "FaceMesh",
     "FaceMeshResult",
+    "HandLandmarks",
+    "Hands",
+    "HandsResult",
     "Preprocessor",
     "RoiTracker",
     "SegmentationResult",

@@ -67,6 +67,18 @@ def pad_roi(width: float, height: float, size: tuple[int, int]) -> tuple[float, 
     return height / tensor_aspect, height
 
 
+def letterbox_padding(width: float, height: float, size: tuple[int, int]) -> tuple[float, ...]:
+    """PadRoi's LETTERBOX_PADDING (left, top, right, bottom), as fractions of the tensor, of
+    a ROI of `width` x `height` pixels fitted into a tensor of `size` (w, h)."""
+    tw, th = size
+    tensor_aspect, roi_aspect = th / tw, height / width
+    if tensor_aspect > roi_aspect:
+        v = (1 - roi_aspect / tensor_aspect) / 2
+        return (0.0, v, 0.0, v)
+    h = (1 - tensor_aspect / roi_aspect) / 2
+    return (h, 0.0, h, 0.0)
+
+
 def letterbox_matrix(frame_size: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
     """The whole frame, aspect kept (PadRoi), centred in a tensor of `size` (w, h)."""
     fw, fh = frame_size

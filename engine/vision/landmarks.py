@@ -45,6 +45,53 @@ def project_landmarks(raw, rect: Rect, frame_size, input_size, dims: int = 3) ->
     return out
 
 
+def crop_landmarks(raw, input_size, dims: int = 3, normalize_z: float = 1.0) -> np.ndarray:
+    """TensorsToLandmarksCalculator: [N, dims] raw crop-pixel values -> x / input w,
+    y / input h, z / input w / normalize_z (further values, visibility, as they are)."""
+    iw, ih = (float(v) for v in input_size)
+    lm = np.asarray(raw, np.float64).reshape(-1, dims).copy()
+    lm[:, 0] /= iw
+    lm[:, 1] /= ih
+    if dims > 2:
+        lm[:, 2] /= iw * normalize_z
+    return lm
+
+
+def remove_letterbox(lm: np.ndarray, padding) -> np.ndarray:
+    """LandmarkLetterboxRemovalCalculator: undo the (left, top, right, bottom) padding."""
+    left, top, right, bottom = padding
+    out = np.array(lm, np.float64, copy=True)
+    out[:, 0] = (out[:, 0] - left) / (1 - left - right)
+    out[:, 1] = (out[:, 1] - top) / (1 - top - bottom)
+    if out.shape[1] > 2:
+        out[:, 2] /= 1 - left - right
+    return out
+
+
+def project_to_frame(lm: np.ndarray, rect: Rect) -> np.ndarray:
+    """LandmarkProjectionCalculator: crop-normalised [N, >= 2] -> frame-normalised (the
+    rotation applied in normalised crop space, z scaled by the rect's width)."""
+    c, s = math.cos(rect.rotation), math.sin(rect.rotation)
+    x, y = lm[:, 0] - 0.5, lm[:, 1] - 0.5
+    out = np.array(lm, np.float64, copy=True)
+    out[:, 0] = (c * x - s * y) * rect.width + rect.x_center
+    out[:, 1] = (s * x + c * y) * rect.height + rect.y_center
+    if out.shape[1] > 2:
+        out[:, 2] = lm[:, 2] * rect.width
+    return out
+
+
+def project_world(world, rect: Rect) -> np.ndarray:
+    """WorldLandmarkProjectionCalculator: [N, 3] metres rotated by the rect's rotation
+    (no translation, no scale; z as it is)."""
+    w = np.asarray(world, np.float64).reshape(-1, 3)
+    c, s = math.cos(rect.rotation), math.sin(rect.rotation)
+    out = w.copy()
+    out[:, 0] = c * w[:, 0] - s * w[:, 1]
+    out[:, 1] = s * w[:, 0] + c * w[:, 1]
+    return out
+
+
 @dataclass(frozen=True)
 class GpuLandmarks:
     """LandmarkProjector's buffers read back (tests and debugging)."""

@@ -75,17 +75,29 @@ def roi_from_detection(box, keypoints, frame_size, options: RoiOptions = FACE_ME
 
     box: (xmin, ymin, xmax, ymax); keypoints [K, 2]; frame_size (width, height) in pixels.
     """
+    return transform_rect(detection_rect(box, keypoints, frame_size, options), frame_size,
+                          options)  # fmt: skip
+
+
+def detection_rect(box, keypoints, frame_size, options: RoiOptions = FACE_MESH_ROI) -> Rect:
+    """DetectionsToRectsCalculator: the box's rect, rotated by the keypoints' vector."""
     fw, fh = (float(v) for v in frame_size)
     xmin, ymin, xmax, ymax = (float(v) for v in box)
     kps = np.asarray(keypoints, np.float64)
-    # DetectionsToRectsCalculator (relative bounding box -> NormalizedRect)
     width, height = xmax - xmin, ymax - ymin
-    x_center, y_center = xmin + width / 2, ymin + height / 2
     x0, y0 = kps[options.start_keypoint] * (fw, fh)
     x1, y1 = kps[options.end_keypoint] * (fw, fh)
     target = math.radians(options.target_angle_degrees)
     rotation = normalize_radians(target - math.atan2(-(y1 - y0), x1 - x0))
-    # RectTransformationCalculator
+    return Rect(xmin + width / 2, ymin + height / 2, width, height, rotation)
+
+
+def transform_rect(rect: Rect, frame_size, options: RoiOptions) -> Rect:
+    """RectTransformationCalculator: shift along the rotated axes (by the original size),
+    square on the long or short side in pixels, then scale."""
+    fw, fh = (float(v) for v in frame_size)
+    x_center, y_center, width, height = rect.x_center, rect.y_center, rect.width, rect.height
+    rotation = rect.rotation
     if rotation == 0.0:
         x_center += width * options.shift_x
         y_center += height * options.shift_y
@@ -100,6 +112,44 @@ def roi_from_detection(box, keypoints, frame_size, options: RoiOptions = FACE_ME
         side = min(width * fw, height * fh)
         width, height = side / fw, side / fh
     return Rect(x_center, y_center, width * options.scale_x, height * options.scale_y, rotation)
+
+
+# hand_landmark_tracking_cpu: palm_detection_detection_to_roi.pbtxt (wrist -> middle finger
+# MCP upright, the palm box grown to the whole hand) and hand_landmark_landmarks_to_roi.pbtxt
+PALM_ROI = RoiOptions(start_keypoint=0, end_keypoint=2, target_angle_degrees=90.0,
+                      scale_x=2.6, scale_y=2.6, shift_y=-0.5)  # fmt: skip
+HAND_LANDMARKS_ROI = RoiOptions(scale_x=2.0, scale_y=2.0, shift_y=-0.1)
+# HandLandmarksToRectCalculator's partial set: wrist, thumb CMC/MCP/IP, each finger's MCP and
+# PIP (no DIPs, no tips); rotation from the wrist to the mean of the index/ring MCPs and
+# the middle MCP
+HAND_RECT_POINTS = (0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18)
+FLOAT_MIN = float(np.finfo(np.float32).tiny)  # std::numeric_limits<float>::min()
+
+
+def hand_rect_from_landmarks(landmarks, frame_size) -> Rect:
+    """HandLandmarksToRectCalculator: the rotated box of the hand's partial set (of 21
+    landmarks [21, >= 2] in normalised frame coords), before RectTransformation."""
+    fw, fh = (float(v) for v in frame_size)
+    lm = np.asarray(landmarks, np.float64)[:, :2]
+    pts = lm[list(HAND_RECT_POINTS)]
+    x0, y0 = lm[0, 0] * fw, lm[0, 1] * fh
+    x1 = ((lm[5, 0] + lm[13, 0]) / 2 + lm[9, 0]) / 2 * fw
+    y1 = ((lm[5, 1] + lm[13, 1]) / 2 + lm[9, 1]) / 2 * fh
+    rotation = normalize_radians(math.pi / 2 - math.atan2(-(y1 - y0), x1 - x0))
+    reverse = normalize_radians(-rotation)
+    # the maxima start at the smallest positive float, as the C++ does (not at -inf)
+    acx = (pts[:, 0].min() + max(pts[:, 0].max(), FLOAT_MIN)) / 2
+    acy = (pts[:, 1].min() + max(pts[:, 1].max(), FLOAT_MIN)) / 2
+    ox, oy = (pts[:, 0] - acx) * fw, (pts[:, 1] - acy) * fh
+    c, s = math.cos(reverse), math.sin(reverse)
+    px, py = ox * c - oy * s, ox * s + oy * c
+    minx, maxx = px.min(), max(px.max(), FLOAT_MIN)
+    miny, maxy = py.min(), max(py.max(), FLOAT_MIN)
+    pcx, pcy = (maxx + minx) / 2, (maxy + miny) / 2
+    c, s = math.cos(rotation), math.sin(rotation)
+    cx = pcx * c - pcy * s + fw * acx
+    cy = pcx * s + pcy * c + fh * acy
+    return Rect(cx / fw, cy / fh, (maxx - minx) / fw, (maxy - miny) / fh, rotation)
 
 
 def rect_matrix(rect: Rect, frame_size) -> np.ndarray:

@@ -92,3 +92,38 @@ class RoiTracker:
         if self.update_pipeline is None:
             raise RuntimeError("RoiTracker.attach(projector) first")
         dispatch(encoder, self.update_pipeline, self.update_group, (1, 1, 1))
+
+
+# --- several objects (Hands, FaceMesh with max_num_faces > 1): tracked ROIs on the CPU ---
+# AssociationNormRectCalculator (association_calculator.h, rectangle_util.cc) with
+# min_similarity_threshold 0.5, as hand_landmark_tracking_cpu and face_landmark_front_cpu
+# set it: new detections' rects first, then the previous frame's rects from landmarks.
+MIN_SIMILARITY = 0.5
+
+
+def rect_iou(a: Rect, b: Rect) -> float:
+    """IoU of two rects' axis-aligned boxes (rotation ignored, as MediaPipe's
+    CalculateIou); 0 when they do not intersect."""
+    ax0, ay0 = a.x_center - a.width / 2, a.y_center - a.height / 2
+    bx0, by0 = b.x_center - b.width / 2, b.y_center - b.height / 2
+    iw = min(ax0 + a.width, bx0 + b.width) - max(ax0, bx0)
+    ih = min(ay0 + a.height, by0 + b.height) - max(ay0, by0)
+    if iw < 0 or ih < 0:
+        return 0.0
+    inter = iw * ih
+    union = a.width * a.height + b.width * b.height - inter
+    return inter / union if union > 0 else 0.0
+
+
+def associate_rects(*streams: list[Rect],
+                    min_similarity: float = MIN_SIMILARITY) -> list[tuple[int, Rect]]:  # fmt: skip
+    """AssociationNormRectCalculator over the streams in order: each rect, after the first,
+    erases every kept rect it overlaps (IoU > min_similarity) and is appended, so a later
+    stream wins over an earlier one and, within a stream, the later rect wins. Returns
+    (stream index, rect) pairs in the calculator's output order."""
+    kept: list[tuple[int, Rect]] = []
+    for index, rects in enumerate(streams):
+        for rect in rects:
+            kept = [(i, r) for i, r in kept if rect_iou(rect, r) <= min_similarity]
+            kept.append((index, rect))
+    return kept

@@ -6,23 +6,28 @@
         res.faces[0].landmarks_px        # (468, 3) pixels; .landmarks normalised
 
 - FaceDetector (face_detector.py), FaceMesh (face_mesh.py, tracking), SelfieSegmenter
-  (selfie_segmenter.py); shared behaviour in base.py; results in results.py
+  (selfie_segmenter.py), Hands (hands.py, tracking); shared behaviour in base.py; results in results.py
 - drawing is not here (the app draws): results are numbers, or GPU buffers with
   output="gpu"
 """
 
 from engine.vision.solutions.face_detector import FaceDetector
 from engine.vision.solutions.face_mesh import FaceMesh, FaceMeshGpu
+from engine.vision.solutions.hands import Hands
 from engine.vision.solutions.results import (
+    Classification,
     Detection,
     FaceDetectorResult,
     FaceLandmarks,
     FaceMeshResult,
+    HandLandmarks,
+    HandsResult,
     SegmentationResult,
 )
 from engine.vision.solutions.selfie_segmenter import SelfieSegmenter
 
 __all__ = [
+    "Classification",
     "Detection",
     "FaceDetector",
     "FaceDetectorResult",
@@ -30,6 +35,9 @@ __all__ = [
     "FaceMesh",
     "FaceMeshGpu",
     "FaceMeshResult",
+    "HandLandmarks",
+    "Hands",
+    "HandsResult",
     "SegmentationResult",
     "SelfieSegmenter",
 ]

@@ -58,11 +58,13 @@ def detector_spec(model, engine, min_score: float) -> SsdSpec:
 
 
 class DetectorStages:
-    """Letterbox pre-process -> detector -> decode + NMS, shared by FaceDetector and FaceMesh."""
+    """Letterbox pre-process -> detector -> decode + NMS, shared by the detecting solutions
+    (defaults: BlazeFace's value range and border)."""
 
-    def __init__(self, engine, spec: SsdSpec, max_detections: int = 16):
+    def __init__(self, engine, spec: SsdSpec, max_detections: int = 16,
+                 value_range: tuple[float, float] = VALUE_RANGE, border: str = BORDER):  # fmt: skip
         self.engine, self.spec = engine, spec
-        self.pre = Preprocessor(engine, input_name(engine), VALUE_RANGE, border=BORDER)
+        self.pre = Preprocessor(engine, input_name(engine), value_range, border=border)
         self.decoder = SsdDecoder(engine, spec, names=ssd_outputs(engine),
                                   max_detections=max_detections)  # fmt: skip
 

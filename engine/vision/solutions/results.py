@@ -79,3 +79,47 @@ class SegmentationResult:
     def segmentation_mask(self) -> np.ndarray | None:
         """MediaPipe's name for `mask`."""
         return self.mask
+
+
+@dataclass(frozen=True)
+class Classification:
+    """MediaPipe's Classification: a class index, its score and its label."""
+
+    index: int
+    score: float
+    label: str
+
+
+@dataclass(frozen=True)
+class HandLandmarks:
+    """21 landmarks of one hand (wrist, thumb CMC..tip, index MCP..tip, ... pinky tip)."""
+
+    landmarks: np.ndarray  # (21, 3) normalised x / W, y / H; z relative, on x's scale
+    landmarks_px: np.ndarray  # (21, 3) pixels (z * W)
+    world_landmarks: np.ndarray  # (21, 3) metres, origin near the hand's centre
+    handedness: Classification  # "Left" / "Right" as the model says (a mirrored image's)
+    presence: float  # the hand flag, above min_tracking_confidence
+    roi: Rect  # the crop the model saw (normalised, rotation in radians)
+    tracked: bool  # True: the ROI came from the previous frame's landmarks
+
+
+@dataclass(frozen=True)
+class HandsResult:
+    hands: tuple[HandLandmarks, ...] | None  # MediaPipe's order; empty: no hand
+    palm_detections: tuple[Detection, ...] | None  # None: the palm detector did not run
+    image_size: tuple[int, int]
+    timestamp_ms: int | None = None
+    gpu: object = None
+
+    @property
+    def multi_hand_landmarks(self) -> list[np.ndarray] | None:
+        """MediaPipe's name: each hand's normalised (21, 3) landmarks; None: no hand."""
+        return [h.landmarks for h in self.hands] if self.hands else None
+
+    @property
+    def multi_hand_world_landmarks(self) -> list[np.ndarray] | None:
+        return [h.world_landmarks for h in self.hands] if self.hands else None
+
+    @property
+    def multi_handedness(self) -> list[Classification] | None:
+        return [h.handedness for h in self.hands] if self.hands else None
