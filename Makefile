@@ -2,6 +2,7 @@
 #   make demo   system packages, .venv, models, sample media, then ar-demo headless selfie
 #               segmentation on the sample clip -> out/demo.mp4 + a summary table
 #   make test   the same set-up, then ruff (lint + format check) and pytest
+#   make docs   the documentation site (mkdocs, API reference from the docstrings) -> site/
 # Every target is idempotent: a second run only re-checks (stamps, checksums, frame counts).
 
 PYTHON ?= python3
@@ -9,9 +10,10 @@ VENV   ?= .venv
 EXTRAS ?= test
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.stamp-install
+DOCS_STAMP := $(VENV)/.stamp-docs
 PYTEST_ARGS ?= -q
 
-.PHONY: all setup venv models assets demo demo-still test test-fast lint format clean distclean help
+.PHONY: all setup venv models assets demo demo-still test test-fast lint format docs clean distclean help
 
 all: demo
 
@@ -26,6 +28,7 @@ help:
 	@echo "make assets     make assets/astronaut.png and assets/sample.mp4 (engine-fetch samples)"
 	@echo "make lint       ruff check + ruff format --check + import-linter layer contracts"
 	@echo "make format     ruff format + ruff check --fix"
+	@echo "make docs       the documentation site with its API reference -> site/ (mkdocs --strict)"
 	@echo "make clean      remove out/ and caches;  make distclean: also $(VENV), models, media"
 
 setup:
@@ -75,8 +78,18 @@ test: setup $(STAMP) models assets lint
 test-fast: $(STAMP) models assets
 	$(PY) -m pytest -q -m "not slow"
 
+# The docs extra on top of the project's venv (stamp: re-installed when the venv is), then
+# the site; --strict turns every warning (a broken link, a page outside the nav, a docstring
+# reference that does not resolve) into an error.
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS),docs]'
+	@touch $@
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf out build .pytest_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf out build site .pytest_cache .ruff_cache .hypothesis *.egg-info
 	find . -name __pycache__ -type d -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean

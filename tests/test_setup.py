@@ -19,12 +19,13 @@ def test_ci_script_runs_make_test():
     text = ci.read_text()
     assert text.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in text
     assert "make test" in text
+    assert "make docs" in text  # the documentation site is built (--strict) in CI
     assert os.access(ci, os.X_OK)
 
 
 @pytest.mark.skipif(MAKE is None, reason="make not installed")
 @pytest.mark.parametrize("target", ["setup", "venv", ".venv", "models", "assets", "demo", "test",
-                                    "lint", "clean"])  # fmt: skip
+                                    "lint", "docs", "clean"])  # fmt: skip
 def test_make_target_exists(target):
     proc = subprocess.run([MAKE, "-n", target], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -37,6 +38,13 @@ def test_make_demo_runs_headless_segmentation():
     assert "engine-fetch models" in out.stdout and "engine-fetch samples" in out.stdout
     assert "-m app.cli" in out.stdout and "selfie_segmentation" in out.stdout
     assert "--headless" in out.stdout and "out/demo.mp4" in out.stdout
+
+
+@pytest.mark.skipif(MAKE is None, reason="make not installed")
+def test_make_docs_installs_the_extra_then_builds_strict():
+    out = subprocess.run([MAKE, "-n", "-B", "docs"], cwd=ROOT, capture_output=True, text=True)
+    assert "docs]'" in out.stdout  # the docs extra into the venv
+    assert "mkdocs build --strict" in out.stdout and "site" in out.stdout
 
 
 @pytest.mark.skipif(MAKE is None, reason="make not installed")
