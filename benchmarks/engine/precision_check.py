@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-# Relative error every output must meet (README "fp16"); masks are held to MASK instead.
+# Relative error every output must meet (docs/library.md, docs/precision.md); masks are held
+# to MASK instead.
 TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2}
 # Segmentation outputs: what they hold and the mask bounds they meet at fp16.
 MASKS = {

@@ -1,6 +1,6 @@
 """The model manifest: which .tflite files come from the MediaPipe wheel and how to read them.
 
-- input: models/manifest.json (committed; one entry per model, see README "Models"; in a
+- input: models/manifest.json (committed; one entry per model, see docs/models.md; in a
   wheel engine/catalog/manifest.json, engine/catalog/paths.py)
 - output: `ModelEntry` dataclasses, looked up by name
 - usage: `model_path("face_detection_short_range")` -> <models dir>/face_detection_short_range.tflite
