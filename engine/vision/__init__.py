@@ -47,6 +47,8 @@ from engine.vision.solutions import (
     HandLandmarks,
     Hands,
     HandsResult,
+    Pose,
+    PoseResult,
     SegmentationResult,
     SelfieSegmenter,
 )
@@ -64,6 +66,8 @@ __all__ = [
     "HandLandmarks",
     "Hands",
     "HandsResult",
+    "Pose",
+    "PoseResult",
     "Preprocessor",
     "RoiTracker",
     "SegmentationResult",

@@ -57,6 +57,35 @@ def crop_landmarks(raw, input_size, dims: int = 3, normalize_z: float = 1.0) -> 
     return lm
 
 
+def refine_from_heatmap(lm: np.ndarray, heatmap, kernel_size: int = 7,
+                        min_confidence: float = 0.5) -> np.ndarray:  # fmt: skip
+    """RefineLandmarksFromHeatmapCalculator: each landmark's x, y (crop-normalised) moved
+    to the sigmoid-weighted mean cell of its heatmap channel around it (`kernel_size`
+    cells, cut at the edges) when the window's best confidence >= `min_confidence`.
+    Cells are integer indices (no +0.5) and the centre cell truncates toward zero, as
+    the C++ does."""
+    hm = np.asarray(heatmap, np.float32)
+    hm_h, hm_w, channels = hm.shape[-3:]
+    hm = hm.reshape(hm_h, hm_w, channels)
+    if channels != len(lm):
+        raise ValueError(f"heatmap has {channels} channels for {len(lm)} landmarks")
+    out = np.array(lm, np.float64, copy=True)
+    half = (kernel_size - 1) // 2
+    for i in range(len(out)):
+        col, row = int(np.float32(out[i, 0]) * hm_w), int(np.float32(out[i, 1]) * hm_h)
+        if not (0 <= col < hm_w and 0 <= row < hm_h):
+            continue
+        rows = slice(max(0, row - half), min(hm_h, row + half + 1))
+        cols = slice(max(0, col - half), min(hm_w, col + half + 1))
+        conf = 1.0 / (1.0 + np.exp(-hm[rows, cols, i].astype(np.float64)))
+        total = conf.sum()
+        if conf.max() >= min_confidence and total > 0:
+            r, c = np.mgrid[rows, cols]
+            out[i, 0] = (c * conf).sum() / hm_w / total
+            out[i, 1] = (r * conf).sum() / hm_h / total
+    return out
+
+
 def remove_letterbox(lm: np.ndarray, padding) -> np.ndarray:
     """LandmarkLetterboxRemovalCalculator: undo the (left, top, right, bottom) padding."""
     left, top, right, bottom = padding

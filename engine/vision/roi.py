@@ -92,6 +92,19 @@ def detection_rect(box, keypoints, frame_size, options: RoiOptions = FACE_MESH_R
     return Rect(xmin + width / 2, ymin + height / 2, width, height, rotation)
 
 
+def alignment_rect(keypoints, frame_size, options: RoiOptions) -> Rect:
+    """AlignmentPointsRectsCalculator: a square (in pixels) centred on the start keypoint,
+    its side twice the distance to the end keypoint, rotated as detection_rect."""
+    fw, fh = (float(v) for v in frame_size)
+    kps = np.asarray(keypoints, np.float64)
+    x0, y0 = kps[options.start_keypoint] * (fw, fh)
+    x1, y1 = kps[options.end_keypoint] * (fw, fh)
+    side = 2 * math.hypot(x1 - x0, y1 - y0)
+    target = math.radians(options.target_angle_degrees)
+    rotation = normalize_radians(target - math.atan2(-(y1 - y0), x1 - x0))
+    return Rect(x0 / fw, y0 / fh, side / fw, side / fh, rotation)
+
+
 def transform_rect(rect: Rect, frame_size, options: RoiOptions) -> Rect:
     """RectTransformationCalculator: shift along the rotated axes (by the original size),
     square on the long or short side in pixels, then scale."""
@@ -119,6 +132,10 @@ def transform_rect(rect: Rect, frame_size, options: RoiOptions) -> Rect:
 PALM_ROI = RoiOptions(start_keypoint=0, end_keypoint=2, target_angle_degrees=90.0,
                       scale_x=2.6, scale_y=2.6, shift_y=-0.5)  # fmt: skip
 HAND_LANDMARKS_ROI = RoiOptions(scale_x=2.0, scale_y=2.0, shift_y=-0.1)
+# pose_detection_to_roi.pbtxt and pose_landmarks_to_roi.pbtxt: hips' centre -> the full
+# body's size/rotation point upright (AlignmentPointsRects), x1.25
+POSE_ROI = RoiOptions(start_keypoint=0, end_keypoint=1, target_angle_degrees=90.0,
+                      scale_x=1.25, scale_y=1.25)  # fmt: skip
 # HandLandmarksToRectCalculator's partial set: wrist, thumb CMC/MCP/IP, each finger's MCP and
 # PIP (no DIPs, no tips); rotation from the wrist to the mean of the index/ring MCPs and
 # the middle MCP

@@ -6,7 +6,8 @@
         res.faces[0].landmarks_px        # (468, 3) pixels; .landmarks normalised
 
 - FaceDetector (face_detector.py), FaceMesh (face_mesh.py, tracking), SelfieSegmenter
-  (selfie_segmenter.py), Hands (hands.py, tracking); shared behaviour in base.py; results in results.py
+  (selfie_segmenter.py), Hands (hands.py, tracking), Pose (pose.py,
+  tracking, smoothing, mask); shared behaviour in base.py; results in results.py
 - drawing is not here (the app draws): results are numbers, or GPU buffers with
   output="gpu"
 """
@@ -14,6 +15,7 @@
 from engine.vision.solutions.face_detector import FaceDetector
 from engine.vision.solutions.face_mesh import FaceMesh, FaceMeshGpu
 from engine.vision.solutions.hands import Hands
+from engine.vision.solutions.pose import Pose
 from engine.vision.solutions.results import (
     Classification,
     Detection,
@@ -22,6 +24,7 @@ from engine.vision.solutions.results import (
     FaceMeshResult,
     HandLandmarks,
     HandsResult,
+    PoseResult,
     SegmentationResult,
 )
 from engine.vision.solutions.selfie_segmenter import SelfieSegmenter
@@ -38,6 +41,8 @@ __all__ = [
     "HandLandmarks",
     "Hands",
     "HandsResult",
+    "Pose",
+    "PoseResult",
     "SegmentationResult",
     "SelfieSegmenter",
 ]

@@ -123,3 +123,35 @@ class HandsResult:
     @property
     def multi_handedness(self) -> list[Classification] | None:
         return [h.handedness for h in self.hands] if self.hands else None
+
+
+@dataclass(frozen=True)
+class PoseResult:
+    """One body's 33 landmarks (MediaPipe's BlazePose topology) and its mask; the
+    landmark fields are None when no pose was found."""
+
+    landmarks: np.ndarray | None  # (33, 3) normalised x / W, y / H; z on x's scale
+    landmarks_px: np.ndarray | None  # (33, 3) pixels
+    visibility: np.ndarray | None  # (33,) smoothed, as MediaPipe's landmark.visibility
+    presence: np.ndarray | None  # (33,) (MediaPipe's Python API drops it)
+    world_landmarks: np.ndarray | None  # (33, 3) metres, origin between the hips
+    mask: np.ndarray | None  # (H, W) float32 person probability (enable_segmentation)
+    roi: Rect | None  # the crop the landmark model saw
+    tracked: bool  # True: the ROI came from the previous frame's landmarks
+    detections: tuple[Detection, ...] | None  # None: the detector did not run
+    image_size: tuple[int, int]
+    timestamp_ms: int | None = None
+    gpu: object = None
+
+    @property
+    def pose_landmarks(self) -> np.ndarray | None:
+        """MediaPipe's name: the normalised (33, 3) landmarks (visibility apart)."""
+        return self.landmarks
+
+    @property
+    def pose_world_landmarks(self) -> np.ndarray | None:
+        return self.world_landmarks
+
+    @property
+    def segmentation_mask(self) -> np.ndarray | None:
+        return self.mask
