@@ -32,10 +32,21 @@ def test_help_documents_every_option():
     proc = subprocess.run([sys.executable, "-m", "app.cli", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 0
-    for opt in ("--model", "--input", "--headless", "--output", "--effect", "--sync",
+    for opt in ("--model", "--solution", "--input", "--headless", "--output", "--effect", "--sync",
                 "--planner", "--precision", "--frames", "--stats", "--hud", "--no-hud",
                 "--adapter", "--style"):  # fmt: skip
         assert opt in proc.stdout, opt
+
+
+def test_solution_or_model_not_both_nor_neither():
+    _fails_with(["--solution", "hands", "--model", "models/pose_detection.tflite"],
+                "--solution", "not both")  # fmt: skip
+    _fails_with(["--headless", "--input", "assets/sample.mp4"], "--solution NAME")
+
+
+def test_unknown_solution_is_a_usage_error():
+    code, _ = _run("--solution", "holistics")
+    assert code == 2
 
 
 def test_missing_model():
@@ -76,7 +87,10 @@ def test_effect_without_its_models():
 
 def test_no_adapter_says_how_to_install_a_driver(monkeypatch, capsys, tmp_path):
     """No WebGPU adapter at all (simulated: enumeration returns none) -> driver hint."""
-    wgpu = pytest.importorskip("wgpu")
+    pytest.importorskip("wgpu")
+    import wgpu
+    import wgpu.backends.wgpu_native  # noqa: F401  (replaces wgpu.gpu: patch the real one)
+
     import engine.gpu.device as device
 
     monkeypatch.setattr(device, "_shared", {})
