@@ -91,8 +91,8 @@ class _LostBanner(logging.Filter):
 
 
 def run(args, stop: StopSignals) -> int:
-    from app.effects import effect_info
-    from app.models import choose_effect, load_model
+    from app.effects import SOLUTIONS, effect_info
+    from app.models import choose_effect, load_model, solution_models
     from app.options import default_kernels
     from app.output import DEFAULT_OUTPUT
     from app.preflight import check_options, check_outputs
@@ -102,6 +102,9 @@ def run(args, stop: StopSignals) -> int:
     check_options(args)
     args.kernels = args.kernels or default_kernels(args.headless)
     stop.stage = "reading the models"
+    if args.solution:
+        args.model = solution_models(args.solution)
+        args.effect = SOLUTIONS[args.solution].name if args.effect == "auto" else args.effect
     specs = [load_model(m) for m in args.model]
     effect = choose_effect(specs, args.effect)
     styles = effect_info(effect).styles

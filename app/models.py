@@ -6,7 +6,10 @@
   range and fit; otherwise the role's MediaPipe defaults):
   - "segmentation": one output [1, H, W, 1] with H, W > 1 (a probability mask);
   - "detection": an SSD pair [1, N, 4 + 2K] boxes and [1, N, 1] scores;
-  - "landmarks": an output with 468 * 3 = 1404 values (face mesh).
+  - "landmarks": an output with 468 * 3 = 1404 values (face mesh);
+  - "hand_landmarks": outputs of 63, 1, 1 and 63 values (21 landmarks, presence,
+    handedness, world landmarks);
+  - "pose_landmarks": five outputs, the first of 39 * 5 = 195 values (BlazePose).
 - usage: `specs = load_models(paths); effect = choose_effect(specs, "auto")`
 """
 
@@ -26,6 +29,8 @@ ROLE_DEFAULTS = {
     "segmentation": ((0.0, 1.0), "stretch"),
     "detection": ((-1.0, 1.0), "letterbox"),
     "landmarks": ((0.0, 1.0), "roi"),
+    "hand_landmarks": ((0.0, 1.0), "roi"),
+    "pose_landmarks": ((0.0, 1.0), "roi"),
 }
 
 
@@ -48,8 +53,13 @@ class ModelSpec:
 def model_role(outputs: dict[str, tuple[int, ...]]) -> str | None:
     """What a model's outputs say it is (see the module docstring)."""
     shapes = list(outputs.values())
-    if any(math.prod(s) == 1404 for s in shapes):
+    sizes = [math.prod(s) for s in shapes]
+    if any(n == 1404 for n in sizes):
         return "landmarks"
+    if sizes == [63, 1, 1, 63]:
+        return "hand_landmarks"
+    if len(sizes) == 5 and sizes[0] == 195:
+        return "pose_landmarks"
     three = [s for s in shapes if len(s) == 3 and s[0] == 1]
     if any(s[2] == 1 for s in three) and any(s[2] >= 4 and (s[2] - 4) % 2 == 0 for s in three):
         return "detection"
@@ -115,6 +125,14 @@ def _manifest_entry(path: Path):
         if entry.file == path.name:
             return entry
     return None
+
+
+def solution_models(solution: str) -> list[str]:
+    """The manifest's model files of a --solution, in the effect's role order."""
+    from app.effects import SOLUTIONS
+    from engine.catalog.manifest import model_path
+
+    return [str(model_path(name)) for name in SOLUTIONS[solution].models]
 
 
 def choose_effect(specs: list[ModelSpec], requested: str = "auto") -> str:

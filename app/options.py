@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from app.effects import EFFECTS
+from app.effects import EFFECTS, SOLUTIONS
 from app.hud import DOCKS
 from app.output import DEFAULT_OUTPUT
 from engine.gpu import KERNEL_SETS, STORAGE_OPTIONS, SYNC_MODES
@@ -63,9 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
         + EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--model", action="append", required=True, metavar="PATH",
+    p.add_argument("--model", action="append", metavar="PATH",
                    help="a .tflite model; repeat for two-stage effects (face mesh = face "
-                        "detection + face_landmark)")  # fmt: skip
+                        "detection + face_landmark); or use --solution")  # fmt: skip
+    p.add_argument("--solution", choices=tuple(SOLUTIONS), metavar="NAME",
+                   help="a MediaPipe solution with the manifest's models ("
+                        + ", ".join(f"{n}: {' + '.join(e.models)}" for n, e in SOLUTIONS.items())
+                        + "); instead of --model")  # fmt: skip
     p.add_argument("--input", default="0", metavar="CAMERA_INDEX|VIDEO|IMAGE",
                    help="camera index, video file or still image (repeated); default: camera 0")  # fmt: skip
     p.add_argument(

@@ -306,7 +306,7 @@ class FramePipeline:
             "timestamp_reads": self.marks.readbacks if self.marks else 0,
             "fence_maps": self.fence.maps,
             "frame_readbacks": self.frame_readbacks,
-            "result_readbacks": self.effect.solution.readback.maps,
+            "result_readbacks": self.effect.solution.readback_maps,
             "face_tally_readbacks": self.faces.readbacks if self.faces else 0,
         }
 

@@ -25,7 +25,12 @@ def check_options(args) -> None:
     """The options among themselves (no file or device touched)."""
     if args.frames is not None and args.frames < 1:
         raise AppError("--frames must be at least 1")
-    if len(args.model) > 2:
+    if args.solution and args.model:
+        raise AppError(f"--solution {args.solution} takes the manifest's models: give "
+                       f"--solution or --model, not both")  # fmt: skip
+    if not args.solution and not args.model:
+        raise AppError("which models? give --solution NAME (e.g. --solution hands) or --model PATH")
+    if args.model and len(args.model) > 2:
         raise AppError("at most two --model (face mesh: face detection + face_landmark)")
     if args.headless and args.frames is None and args.input.isdigit():
         raise AppError("--headless from a camera needs --frames N (or use --input FILE)")

@@ -19,6 +19,8 @@ class EffectInfo:
     cls: str
     needs: tuple[str, ...]  # model roles (app/models.py model_role), in --model order
     styles: tuple[str, ...]  # the e key cycles through them; the first is the default
+    solution: str  # `ar-demo --solution NAME`: MediaPipe's name for it
+    models: tuple[str, ...]  # the manifest's models --solution runs, in `needs` order
 
 
 EFFECTS: dict[str, EffectInfo] = {
@@ -30,6 +32,8 @@ EFFECTS: dict[str, EffectInfo] = {
             "FaceMeshEffect",
             ("detection", "landmarks"),
             ("points+roi", "points"),
+            "face-mesh",
+            ("face_detection_short_range", "face_landmark"),
         ),
         EffectInfo(
             "segmentation",
@@ -37,6 +41,8 @@ EFFECTS: dict[str, EffectInfo] = {
             "SegmentationEffect",
             ("segmentation",),
             ("blur", "replace", "tint", "mask"),
+            "selfie-segmentation",
+            ("selfie_segmentation",),
         ),
         EffectInfo(
             "face-detection",
@@ -44,6 +50,26 @@ EFFECTS: dict[str, EffectInfo] = {
             "FaceDetectionEffect",
             ("detection",),
             ("box+keypoints", "keypoints", "box"),
+            "face-detection",
+            ("face_detection_short_range",),
+        ),
+        EffectInfo(
+            "hands",
+            "hands",
+            "HandsEffect",
+            ("detection", "hand_landmarks"),
+            ("skeleton+points", "skeleton"),
+            "hands",
+            ("palm_detection_full", "hand_landmark_full"),
+        ),
+        EffectInfo(
+            "pose",
+            "pose",
+            "PoseEffect",
+            ("detection", "pose_landmarks"),
+            ("skeleton+points", "skeleton"),
+            "pose",
+            ("pose_detection", "pose_landmark_full"),
         ),
     )
 }  # fmt: skip  (order: the automatic choice tries them in this order)
@@ -53,6 +79,9 @@ def effect_info(name: str) -> EffectInfo:
     if name not in EFFECTS:
         raise ValueError(f"unknown effect {name!r}; known: {', '.join(EFFECTS)}")
     return EFFECTS[name]
+
+
+SOLUTIONS: dict[str, EffectInfo] = {e.solution: e for e in EFFECTS.values()}
 
 
 def effect_class(name: str):

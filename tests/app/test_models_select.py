@@ -14,6 +14,26 @@ def test_roles_from_output_shapes():
     assert model_role({"regressors": (1, 896, 16), "classificators": (1, 896, 1)}) == "detection"
     assert model_role({"conv2d_21": (1, 1, 1, 1404), "conv2d_31": (1, 1, 1, 1)}) == "landmarks"
     assert model_role({"out": (1, 213), "iris": (1, 15)}) is None
+    hand = {"Identity": (1, 63), "Identity_1": (1, 1), "Identity_2": (1, 1), "Identity_3": (1, 63)}
+    assert model_role(hand) == "hand_landmarks"
+    pose = {"Identity": (1, 195), "Identity_1": (1, 1), "Identity_2": (1, 256, 256, 1),
+            "Identity_3": (1, 64, 64, 39), "Identity_4": (1, 117)}  # fmt: skip
+    assert model_role(pose) == "pose_landmarks"
+    assert model_role({"Identity": (1, 2016, 18), "Identity_1": (1, 2016, 1)}) == "detection"
+
+
+@pytest.mark.parametrize("solution", ["hands", "pose", "face-mesh", "face-detection",
+                                      "selfie-segmentation"])  # fmt: skip
+def test_each_solution_runs_its_effect_on_the_manifests_models(solution):
+    """--solution NAME: the manifest's files, recognised as the roles its effect needs."""
+    from app.effects import SOLUTIONS
+    from app.models import solution_models
+
+    paths = solution_models(solution)
+    for path in paths:
+        model_file(__import__("pathlib").Path(path).stem)  # skips when not fetched
+    specs = [load_model(p) for p in paths]
+    assert choose_effect(specs) == SOLUTIONS[solution].name
 
 
 def _spec(role):
@@ -25,6 +45,8 @@ def test_auto_picks_the_effect():
     assert choose_effect([_spec("segmentation")]) == "segmentation"
     assert choose_effect([_spec("detection")]) == "face-detection"
     assert choose_effect([_spec("detection"), _spec("landmarks")]) == "face-mesh"
+    assert choose_effect([_spec("detection"), _spec("hand_landmarks")]) == "hands"
+    assert choose_effect([_spec("pose_landmarks"), _spec("detection")]) == "pose"
     assert choose_effect([_spec("landmarks"), _spec("detection")], "face-detection") == (
         "face-detection"
     )

@@ -189,6 +189,11 @@ class Solution:
     def _owned_buffers(self) -> list:
         return []
 
+    @property
+    def readback_maps(self) -> int:
+        """How many times results were read back (one map each)."""
+        return self.readback.maps
+
     def __enter__(self):
         return self
 

@@ -234,6 +234,10 @@ class Pose(Solution):
     def _owned_buffers(self) -> list:
         return [*self.detector.owned_buffers(), *self.crops.owned_buffers()]
 
+    @property
+    def readback_maps(self) -> int:
+        return self.readback.maps + self.crops.readback.maps
+
     def close(self) -> None:
         if not self._closed:
             self.crops.destroy()

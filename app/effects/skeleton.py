@@ -1,0 +1,90 @@
+"""What the landmark effects share (hands, pose): skeletons drawn from storage buffers.
+
+- input: per frame, the skeletons to draw: (points [N, 2] frame pixels, shown [N] bool,
+  colour RGBA) each, written with one queue.write_buffer
+- output: segments along a connection set (engine/vision/connections.py) and a dot per
+  landmark, instanced over every skeleton (shaders/app/skeleton.wgsl)
+- usage: `sk = Skeletons(device, fmt, frame_size, HAND_CONNECTIONS, 21, max_skeletons=4)`;
+  per frame `sk.update([(pts, shown, colour), ...])`, then `sk.draw(render_pass)`
+
+The solutions these effects run (Hands, Pose) decide their ROIs on the CPU from a small
+read-back (engine/vision/solutions/hands.py), so their points come up again from the CPU:
+a few hundred bytes a frame, counted in the effect's `uploads`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.effects.base import render_pipeline
+
+
+class Skeletons:
+    def __init__(self, device, target_format: str, frame_size: tuple[int, int], pairs,
+                 count: int, max_skeletons: int, thickness: float = 3.0,
+                 radius: float = 3.5):  # fmt: skip
+        import wgpu
+
+        self.device, self.count, self.max = device, count, max_skeletons
+        self.pairs = np.array(sorted(pairs), np.uint32).reshape(-1, 2)
+        usage = wgpu.BufferUsage
+        self.params = device.create_buffer_with_data(
+            data=self._params(frame_size), usage=usage.UNIFORM | usage.COPY_DST
+        )
+        self.points = device.create_buffer(size=16 * count * max_skeletons,
+                                           usage=usage.STORAGE | usage.COPY_DST)  # fmt: skip
+        self.colors = device.create_buffer(size=16 * max_skeletons,
+                                           usage=usage.STORAGE | usage.COPY_DST)  # fmt: skip
+        self.pair_buffer = device.create_buffer_with_data(data=self.pairs, usage=usage.STORAGE)
+        self.pipelines = {}
+        buffers = {0: self.params, 1: self.points, 2: self.pair_buffer, 3: self.colors}
+        for part, used in (("lines", (0, 1, 2, 3)), ("dots", (0, 1, 3))):  # auto layouts
+            pipeline = render_pipeline(device, "app/skeleton.wgsl", target_format, blend=True,
+                                       part=part, thickness=f"{thickness:.1f}",
+                                       radius=f"{radius:.1f}")  # fmt: skip
+            entries = [{"binding": i, "resource": {"buffer": buffers[i], "offset": 0,
+                                                   "size": buffers[i].size}} for i in used]  # fmt: skip
+            group = device.create_bind_group(layout=pipeline.get_bind_group_layout(0),
+                                             entries=entries)  # fmt: skip
+            self.pipelines[part] = (pipeline, group)
+        self.drawn = 0
+        self.uploads = 0  # bytes written this run
+
+    def _params(self, frame_size) -> np.ndarray:
+        data = np.zeros(4, np.float32)
+        data[:2] = frame_size
+        data.view(np.uint32)[2:] = (self.count, len(self.pairs))
+        return data
+
+    def update(self, skeletons) -> None:
+        """The skeletons to draw this frame (at most max_skeletons are drawn)."""
+        skeletons = list(skeletons)[: self.max]
+        self.drawn = len(skeletons)
+        if not skeletons:
+            return
+        points = np.zeros((len(skeletons), self.count, 4), np.float32)
+        colors = np.zeros((len(skeletons), 4), np.float32)
+        for k, (pts, shown, color) in enumerate(skeletons):
+            points[k, :, :2] = np.asarray(pts, np.float32)[:, :2]
+            points[k, :, 3] = np.asarray(shown, np.float32)
+            colors[k] = color
+        self.device.queue.write_buffer(self.points, 0, points)
+        self.device.queue.write_buffer(self.colors, 0, colors)
+        self.uploads += points.nbytes + colors.nbytes
+
+    def draw(self, render_pass, dots: bool = True) -> None:
+        if not self.drawn:
+            return
+        pipeline, group = self.pipelines["lines"]
+        render_pass.set_pipeline(pipeline)
+        render_pass.set_bind_group(0, group)
+        render_pass.draw(6, self.drawn * len(self.pairs))
+        if dots:
+            pipeline, group = self.pipelines["dots"]
+            render_pass.set_pipeline(pipeline)
+            render_pass.set_bind_group(0, group)
+            render_pass.draw(6, self.drawn * self.count)
+
+    def destroy(self) -> None:
+        for b in (self.params, self.points, self.colors, self.pair_buffer):
+            b.destroy()

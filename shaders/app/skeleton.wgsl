@@ -1,0 +1,51 @@
+// Landmark skeletons (hands, pose): segments between connected landmarks, then a round dot
+// per landmark, all instanced from storage buffers the effect fills once per frame.
+// points: `count` vec4 per skeleton (x, y frame pixels, z unused, w = 1 shown / 0 hidden);
+// pairs: the connection set (landmark index pairs); colors: one vec4 per skeleton.
+// Instances: {{ "one per (skeleton, pair)" if part == "lines" else "one per (skeleton, point)" }}.
+{% include "app/draw.wgsl" %}
+
+struct Params { frame: vec2<f32>, count: u32, pairs: u32 };
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(3) var<storage, read> colors: array<vec4<f32>>;
+
+const THICKNESS: f32 = {{ thickness }};  // frame pixels
+const RADIUS: f32 = {{ radius }};
+
+struct VsOut {
+  @builtin(position) pos: vec4<f32>,
+  @location(0) color: vec4<f32>,
+  @location(1) local: vec2<f32>,
+};
+
+@vertex
+fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> VsOut {
+  var out: VsOut;
+{% if part == "lines" %}
+  let skeleton = i / params.pairs;
+  let pair = pairs[i % params.pairs];
+  let a = points[skeleton * params.count + pair.x];
+  let b = points[skeleton * params.count + pair.y];
+  let shown = a.w * b.w;
+  out.pos = to_clip(segment_corner(a.xy, b.xy, THICKNESS, v % 6u), params.frame);
+  out.local = vec2<f32>(0.0);
+  out.color = vec4<f32>(colors[skeleton].rgb, colors[skeleton].a * shown);
+{% else %}
+  let skeleton = i / params.count;
+  let p = points[i];
+  let local = quad_corner(v % 6u) * 2.0 - 1.0;
+  out.pos = to_clip(p.xy + local * RADIUS, params.frame);
+  out.local = local;
+  out.color = vec4<f32>(mix(colors[skeleton].rgb, vec3<f32>(1.0), 0.55), p.w);
+{% endif %}
+  return out;
+}
+
+@fragment
+fn fs(in: VsOut) -> @location(0) vec4<f32> {
+  if (in.color.a <= 0.0 || dot(in.local, in.local) > 1.0) { discard; }
+  return in.color;
+}
