@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.tools.bench import ab, load
+from engine.tools.bench import ab, load, timing
 from engine.tools.bench.load import LoadGate
 
 
@@ -16,6 +16,26 @@ def test_interleave_alternates_order_and_counts_runs():
     assert calls == ["a", "a", "b", "b", "b", "b", "a", "a", "a", "a", "b", "b"]
     assert set(res["medians"]) == {"a", "b"} and len(res["round_medians"]["a"]) == 3
     assert res["outputs"]["a"]["y"].shape == (3,)
+
+
+def test_interleave_warms_each_contender_up_untimed():
+    calls: list[str] = []
+    runs = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    res = ab.interleave(runs, rounds=2, block=1, warmup=2)
+    assert calls == ["a", "a", "b", "b", "a", "b", "b", "a"]
+    assert len(res["round_medians"]["a"]) == 2
+
+
+def test_alternating_reverses_the_order_every_other_round():
+    got = list(ab.alternating(("x", "y", "z"), 3))
+    assert got == [(0, "x"), (0, "y"), (0, "z"), (1, "z"), (1, "y"), (1, "x"),
+                   (2, "x"), (2, "y"), (2, "z")]  # fmt: skip
+    assert list(ab.alternating({"k": 1}, 2)) == [(0, "k"), (1, "k")]  # a dict: its keys
+
+
+def test_timed_returns_the_result_and_its_wall_ms():
+    out, ms = timing.timed(lambda: 42)
+    assert out == 42 and ms >= 0.0
 
 
 def test_match_outputs_by_name_then_by_position():

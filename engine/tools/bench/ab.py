@@ -10,33 +10,51 @@ the last run are compared.
 
     ab = interleave({"engine": eng_run, "litert-gpu": peer_run}, rounds=10, block=5)
     ab["medians"]["engine"], ab["ratio"]   # ratio: median(peer) / median(engine)
+
+Where a round is more than timed calls (a profile beside the run, a fresh process per
+contender), `alternating(names, rounds)` gives the same order to the caller's own loop.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 import numpy as np
 
 from engine.tools.bench.peers import max_error
+from engine.tools.bench.timing import timed
+
+T = TypeVar("T")
 
 
-def interleave(runs: dict[str, Callable[[], object]], rounds: int, block: int) -> dict:
-    """Wall ms per run of every contender over `rounds` alternating rounds of `block`."""
+def alternating(names: Iterable[T], rounds: int) -> Iterator[tuple[int, T]]:
+    """(round, name) over `rounds` rounds of every name, the order reversed every other
+    round (A B, B A, A B ...): a change in the machine's load lands on each name alike."""
+    names = list(names)
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            yield r, name
+
+
+def interleave(runs: dict[str, Callable[[], object]], rounds: int, block: int,
+               warmup: int = 0) -> dict:  # fmt: skip
+    """Wall ms per run of every contender over `rounds` alternating rounds of `block`,
+    after `warmup` untimed runs of each (contender after contender)."""
     names = list(runs)
+    for name in names:
+        for _ in range(warmup):
+            runs[name]()
     samples: dict[str, list[float]] = {n: [] for n in names}
     per_round: dict[str, list[float]] = {n: [] for n in names}
     outputs: dict[str, object] = {}
-    for r in range(rounds):
-        for name in names if r % 2 == 0 else names[::-1]:
-            times = []
-            for _ in range(block):
-                t0 = time.perf_counter()
-                outputs[name] = runs[name]()
-                times.append((time.perf_counter() - t0) * 1e3)
-            samples[name] += times
-            per_round[name].append(float(np.median(times)))
+    for _, name in alternating(names, rounds):
+        times = []
+        for _ in range(block):
+            outputs[name], ms = timed(runs[name])
+            times.append(ms)
+        samples[name] += times
+        per_round[name].append(float(np.median(times)))
     return {
         "rounds": rounds,
         "block": block,

@@ -21,8 +21,12 @@ def _ms(v) -> str:
     return f"{v:.2f}" if v < 10 else f"{v:.1f}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+def table(header: list[str], rows: list[list], align: str = "") -> list[str]:
+    """A markdown table's lines: the header, the rule, a line per row (cells as str, a "|"
+    in one written "/"). `align`: a letter per column, "l" or "r" (numbers); left where
+    it is shorter than the header."""
+    rule = ["---:" if a == "r" else "---" for a in align.ljust(len(header), "l")]
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
     out += ["| " + " | ".join(str(c).replace("|", "/") for c in r) + " |" for r in rows]
     return out
 
@@ -239,12 +243,12 @@ def markdown(results: list[dict], machine: dict, settings: dict) -> str:
         f"storage {settings.get('storage', 'auto')} | "
         f"transforms {'on' if settings['transforms'] else 'off'}",
         "",
-        *_table(LATENCY_HEADER, latency_rows(results)),
+        *table(LATENCY_HEADER, latency_rows(results)),
     ]
     ab = ab_table(results)
     if ab:
         lines += ["", "Interleaved A/B (same process, alternating rounds; ratio = peer / engine "
-                  "median, > 1: the engine is faster):", "", *_table(AB_HEADER, ab)]  # fmt: skip
+                  "median, > 1: the engine is faster):", "", *table(AB_HEADER, ab)]  # fmt: skip
         loads = [res["load"] for res in results if "load" in res]
         if loads:
             lines.append("")
@@ -253,11 +257,11 @@ def markdown(results: list[dict], machine: dict, settings: dict) -> str:
                 + f" on {loads[0]['cpus']} CPUs")  # fmt: skip
     init, notes = init_rows(results)
     if init:
-        lines += ["", "Init (ms):", "", *_table(INIT_HEADER, init)]
+        lines += ["", "Init (ms):", "", *table(INIT_HEADER, init)]
         lines += [""] + [f"- {n}" for n in notes] if notes else []
     runs = run_rows(results)
     if runs:
-        lines += ["", "Engine per run (means over the timed runs):", "", *_table(RUN_HEADER, runs)]
+        lines += ["", "Engine per run (means over the timed runs):", "", *table(RUN_HEADER, runs)]
     for res in results:
         eng = res["engine"]
         if eng.get("status") != "ok":
@@ -272,7 +276,7 @@ def markdown(results: list[dict], machine: dict, settings: dict) -> str:
                 "(op # in the graph after transforms):",
                 "",
             ]
-            lines += _table(
+            lines += table(
                 ["op", "type", "kernel", "dispatches", "GPU ms"],
                 [
                     [

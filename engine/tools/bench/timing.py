@@ -1,12 +1,15 @@
-"""Per-run wall-time samples -> the summary every row reports."""
+"""Wall time: one call timed, per-run samples, the summary every row reports."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,13 @@ def summarize(samples_ms: list[float]) -> Summary:
         p90=float(np.percentile(a, 90)),
         max=float(a.max()),
     )
+
+
+def timed(fn: Callable[[], T]) -> tuple[T, float]:
+    """`fn()`'s result and the wall ms it took."""
+    t0 = time.perf_counter()
+    out = fn()
+    return out, (time.perf_counter() - t0) * 1e3
 
 
 def time_runs(fn: Callable[[], object], runs: int, warmup: int) -> tuple[list[float], list[float]]:
