@@ -9,18 +9,16 @@ as run() waits). Per chain length the median wall time of --repeat
 submits (after 3 warm-ups); per-dispatch cost = the slope between the shortest and the
 longest chain, so the submit and the wait cancel out. Each dispatch depends on the one
 before (same buffer), as a model's layers do: the driver must finish one before the
-next starts. Prints a markdown table and the load gate; asserts nothing.
+next starts. Prints a markdown table under the stamp (benchmarks/common.py); asserts
+nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
-import time
 
-from engine.tools.bench.load import LoadGate
+from benchmarks.common import Bench, interleave, table
 
 SHADER = """@group(0) @binding(0) var<storage, read_write> b: array<f32>;
 @compute @workgroup_size(64)
@@ -49,9 +47,8 @@ class Chain:
         )
         self.fence = Fence(dev)  # how run() waits too
 
-    def run(self, dispatches: int, groups: int) -> float:
-        """Wall ms of one submit of `dispatches` dispatches of `groups` groups, waited."""
-        t0 = time.perf_counter()
+    def run(self, dispatches: int, groups: int) -> None:
+        """One submit of `dispatches` dispatches of `groups` groups, waited for."""
         enc = self.device.create_command_encoder()
         pass_ = enc.begin_compute_pass()
         pass_.set_pipeline(self.pipeline)
@@ -62,7 +59,6 @@ class Chain:
         self.fence.signal(enc)
         self.device.queue.submit([enc.finish()])
         self.fence.wait("sleep")
-        return (time.perf_counter() - t0) * 1e3
 
 
 def per_dispatch_ms(medians: dict[int, float]) -> float:
@@ -75,37 +71,26 @@ def per_dispatch_ms(medians: dict[int, float]) -> float:
 
 def measure(ctx, chains: list[int], groups: list[int], repeat: int) -> list[dict]:
     """Rows per group count: median ms per chain length and the per-dispatch slope.
-    Chain lengths are interleaved round by round, so a load change hits them alike."""
+    Chain lengths are interleaved round by round (one submit each, the order reversed
+    every other round), so a load change hits them alike."""
     chain = Chain(ctx, max(groups))
     rows = []
     for g in groups:
-        for n in chains:
-            for _ in range(WARMUP):
-                chain.run(n, g)
-        times: dict[int, list[float]] = {n: [] for n in chains}
-        for r in range(repeat):
-            for n in chains if r % 2 == 0 else chains[::-1]:
-                times[n].append(chain.run(n, g))
-        medians = {n: statistics.median(v) for n, v in times.items()}
+        runs = {n: lambda n=n, g=g: chain.run(n, g) for n in chains}
+        medians = interleave(runs, rounds=repeat, block=1, warmup=WARMUP)["medians"]
         rows.append(
             {"groups": g, "median_ms": medians, "per_dispatch_ms": per_dispatch_ms(medians)}
         )
     return rows
 
 
-def markdown(adapter: str, rows: list[dict], gate: LoadGate) -> str:
+def markdown(rows: list[dict]) -> str:
     chains = sorted(rows[0]["median_ms"])
-    head = " | ".join(f"{n} dispatches ms" for n in chains)
-    lines = [
-        f"{adapter}; {gate.label()}",
-        "",
-        f"| work groups per dispatch | {head} | per dispatch ms |",
-        "|---:|" + "---:|" * (len(chains) + 1),
-    ]
-    for r in rows:
-        cells = " | ".join(f"{r['median_ms'][n]:.3f}" for n in chains)
-        lines.append(f"| {r['groups']} | {cells} | {r['per_dispatch_ms']:.4f} |")
-    return "\n".join(lines)
+    header = ["work groups per dispatch", *(f"{n} dispatches ms" for n in chains),
+              "per dispatch ms"]  # fmt: skip
+    cells = [[r["groups"], *(f"{r['median_ms'][n]:.3f}" for n in chains),
+              f"{r['per_dispatch_ms']:.4f}"] for r in rows]  # fmt: skip
+    return "\n".join(table(header, cells, "r" * len(header)))
 
 
 def _ints(text: str) -> list[int]:
@@ -135,13 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     except EngineError as exc:
         print(f"dispatch_cost: {exc}", file=sys.stderr)
         return 2
-    gate = LoadGate.check()
+    bench = Bench(__spec__.name, argv)
+    bench.use(ctx)
     rows = measure(ctx, sorted(set(args.chains)), args.groups, args.repeat)
-    gate = gate.after()
-    print(markdown(ctx.name, rows, gate))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"adapter": ctx.name, "load": gate.as_dict(), "rows": rows}, f, indent=1)
+    bench.report(markdown(rows), {"rows": rows}, args.json)
     return 0
 
 

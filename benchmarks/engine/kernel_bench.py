@@ -18,7 +18,9 @@ per family the median over repeats of its summed GPU ms, its FLOPs
         # (coarse: a busy machine's load moves between processes)
 
 Adapters: VK_ICD_FILENAMES picks the Vulkan driver (scripts/fetch_swiftshader.sh for
-SwiftShader; lavapipe otherwise). The load average before and after is recorded.
+SwiftShader; lavapipe otherwise). The report carries the stamp (benchmarks/common.py:
+command, commit, adapter, the load before and after); with --ab, each round's process
+reports its own load too.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import ROOT, Bench, alternating, table
 from engine.errors import EngineError
-from engine.tools.bench.load import LoadGate
 
 FAMILIES = ("conv first layer", "conv1x1", "conv generic", "depthwise", "other")
 
@@ -145,7 +147,6 @@ def run_baseline(models: list[str], storages: list[str], rounds: int) -> dict:
     from engine.model.importer import load_tflite
     from engine.tools.bench.engine_runner import random_feeds
 
-    gate = LoadGate.check()
     rows = []
     for path in models:
         graph = load_tflite(path)
@@ -158,18 +159,16 @@ def run_baseline(models: list[str], storages: list[str], rounds: int) -> dict:
             kernels = {k: defaultdict(set) for k in engines}
             for e in engines.values():
                 e.profile(feeds)  # lazy driver compiles
-            for r in range(rounds):
-                for label in ("before", "after") if r % 2 == 0 else ("after", "before"):
-                    e = engines[label]
-                    sums = defaultdict(float)
-                    for d in e.profile(feeds):
-                        fam = (
-                            family(e.graph, e.graph.ops[d.op_index]) if d.op_index >= 0 else "other"
-                        )
-                        sums[fam] += d.gpu_ms
-                        kernels[label][fam].add(d.kernel)
-                    for fam in (*FAMILIES, "total"):
-                        ms[label][fam].append(sums[fam] if fam != "total" else sum(sums.values()))
+            # profiles (GPU ms per family), not timed calls: interleave()'s order, this loop
+            for _, label in alternating(("before", "after"), rounds):
+                e = engines[label]
+                sums = defaultdict(float)
+                for d in e.profile(feeds):
+                    fam = family(e.graph, e.graph.ops[d.op_index]) if d.op_index >= 0 else "other"
+                    sums[fam] += d.gpu_ms
+                    kernels[label][fam].add(d.kernel)
+                for fam in (*FAMILIES, "total"):
+                    ms[label][fam].append(sums[fam] if fam != "total" else sum(sums.values()))
             g = engines["after"].graph
             flops = defaultdict(int)
             for op in g.ops:
@@ -185,15 +184,11 @@ def run_baseline(models: list[str], storages: list[str], rounds: int) -> dict:
                              "after_kernels": sorted(kernels["after"][fam]),
                              "before_pipelines": len(engines["before"].pipeline_sources),
                              "after_pipelines": len(engines["after"].pipeline_sources)})  # fmt: skip
-    after = gate.after().as_dict()
-    return {"ab": rows, "loads": [after], "rounds": rounds, "mode": "in-process baseline",
-            "adapter": engines["after"].ctx.name}  # fmt: skip
+    return {"ab": rows, "rounds": rounds, "mode": "in-process baseline"}
 
 
 def run_local(models: list[str], storages: list[str], repeats: int) -> dict:
-    gate = LoadGate.check()
-    rows = [profile_model(m, s, repeats) for m in models for s in storages]
-    return {"rows": rows, "load": gate.after().as_dict()}
+    return {"rows": [profile_model(m, s, repeats) for m in models for s in storages]}
 
 
 def _child(root: Path, models: list[str], storages: list[str], repeats: int) -> dict:
@@ -210,17 +205,19 @@ def _child(root: Path, models: list[str], storages: list[str], repeats: int) -> 
 
 def run_ab(models, storages, repeats, before: Path, rounds: int) -> dict:
     """Rounds alternating `before` and this checkout (A B B A ...); medians per family."""
-    after = Path(__file__).resolve().parents[2]
+    roots = {"before": before, "after": ROOT}
     samples: dict[str, list[dict]] = {"before": [], "after": []}
     loads = []
-    for r in range(rounds):
-        order = [("before", before), ("after", after)]
-        for label, root in order if r % 2 == 0 else order[::-1]:
-            print(f"kernel_bench: round {r + 1}/{rounds} {label}", file=sys.stderr, flush=True)
-            res = _child(root, models, storages, repeats)
-            samples[label].append(res)
-            loads.append(res["load"])
-    return {"ab": _merge(samples), "loads": loads, "rounds": rounds}
+    # a round is a fresh process per checkout: interleave()'s order, this loop
+    for r, label in alternating(roots, rounds):
+        print(f"kernel_bench: round {r + 1}/{rounds} {label}", file=sys.stderr, flush=True)
+        res = _child(roots[label], models, storages, repeats)
+        samples[label].append(res)
+        # a checkout from before benchmarks/common.py reports its load outside a stamp
+        loads.append(res["stamp"]["load"] if "stamp" in res else res["load"])
+    # the adapter: the one this checkout's rounds ran on (the parent process uses none)
+    return {"ab": _merge(samples), "loads": loads, "rounds": rounds, "mode": "checkouts",
+            "adapter": samples["after"][0]["stamp"]["adapter"]}  # fmt: skip
 
 
 def _merge(samples: dict[str, list[dict]]) -> list[dict]:
@@ -248,33 +245,33 @@ def _merge(samples: dict[str, list[dict]]) -> list[dict]:
     return out
 
 
+AB_HEADER = ["model", "storage", "family", "GFLOP", "before ms", "after ms", "before GFLOP/s",
+             "after GFLOP/s", "speedup", "kernels after"]  # fmt: skip
+HEADER = ["model", "storage", "family", "GFLOP", "GPU ms", "GFLOP/s", "kernels"]
+
+
 def markdown(res: dict) -> str:
     if "ab" in res:
-        lines = ["| model | storage | family | GFLOP | before ms | after ms | before GFLOP/s "
-                 "| after GFLOP/s | speedup | kernels after |", "|---" * 10 + "|"]  # fmt: skip
+        rows = []
         for r in res["ab"]:
             gf = r["flops"] / 1e9
             bg = gf / (r["before_ms"] / 1e3) if r["flops"] and r["before_ms"] else None
             ag = gf / (r["after_ms"] / 1e3) if r["flops"] and r["after_ms"] else None
-            lines.append(
-                f"| {r['model']} | {r['storage']} | {r['family']} | {gf:.3f} | {_f(r['before_ms'])} "
-                f"| {_f(r['after_ms'])} | {_f(bg)} | {_f(ag)} | {_f(r['speedup'])} "
-                f"| {_what(r)} |"
-            )
-        loads = ", ".join(f"{ld['load_before'][0]:.2f}" for ld in res["loads"])
-        lines.append(f"\nload (1-min) before each round: {loads}")
-        if res.get("adapter"):
-            lines.append(f"adapter: {res['adapter']}; {res['rounds']} rounds ({res.get('mode')})")
-        return "\n".join(lines) + "\n"
-    lines = ["| model | storage | family | GFLOP | GPU ms | GFLOP/s | kernels |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+            rows.append([r["model"], r["storage"], r["family"], f"{gf:.3f}", _f(r["before_ms"]),
+                         _f(r["after_ms"]), _f(bg), _f(ag), _f(r["speedup"]), _what(r)])  # fmt: skip
+        lines = [f"{res['rounds']} rounds ({res['mode']})", "", *table(AB_HEADER, rows)]
+        if res["mode"] == "checkouts":
+            loads = ", ".join(f"{ld['load_before'][0]:.2f}" for ld in res["loads"])
+            lines.append(f"\nload (1-min) before each round: {loads}")
+        return "\n".join(lines)
+    rows = []
     for row in res["rows"]:
         for fam, f in row["families"].items():
-            lines.append(f"| {row['model']} | {row['storage']} | {fam} | {f['flops'] / 1e9:.3f} "
-                         f"| {_f(f['gpu_ms'])} | {_f(f['gflops_per_s'])} | {','.join(f['kernels'])} |")  # fmt: skip
-        lines.append(f"| {row['model']} | {row['storage']} | total | | {_f(row['total_gpu_ms'])} "
-                     f"| | {row['pipelines']} pipelines |")  # fmt: skip
-    return "\n".join(lines) + f"\n\n{res['load']}\n"
+            rows.append([row["model"], row["storage"], fam, f"{f['flops'] / 1e9:.3f}",
+                         _f(f["gpu_ms"]), _f(f["gflops_per_s"]), ",".join(f["kernels"])])  # fmt: skip
+        rows.append([row["model"], row["storage"], "total", "", _f(row["total_gpu_ms"]), "",
+                     f"{row['pipelines']} pipelines"])  # fmt: skip
+    return "\n".join(table(HEADER, rows))
 
 
 def _what(r: dict) -> str:
@@ -307,25 +304,29 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--ab {args.ab}: not a checkout of this project (no engine/ folder)")
     models = [str(Path(m).resolve()) for m in args.models]
     try:
-        return _run(args, models, storages)
+        return _run(args, models, storages, argv)
     except EngineError as exc:  # a missing or unsupported model, no adapter: one line
         print(f"kernel_bench: {exc}", file=sys.stderr)
         return 2
 
 
-def _run(args, models: list[str], storages: list[str]) -> int:
+def _run(args, models: list[str], storages: list[str], argv: list[str] | None) -> int:
+    bench = Bench(__spec__.name, argv)
+    if not args.ab:  # in this process: the adapter this process runs on
+        from engine.gpu import shared_context
+
+        bench.use(shared_context())
     if args.baseline:
         res = run_baseline(models, storages, args.rounds)
     elif args.ab:
         res = run_ab(models, storages, args.repeats, args.ab.resolve(), args.rounds)
+        bench.adapter = res.pop("adapter")
     else:
         res = run_local(models, storages, args.repeats)
-    if args.json == "-":
-        print(json.dumps(res))
+    if args.json == "-":  # a round of another process's --ab: the document alone
+        print(json.dumps(bench.document(res)))
         return 0
-    if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
-    print(markdown(res), end="")
+    bench.report(markdown(res), res, args.json)
     return 0
 
 

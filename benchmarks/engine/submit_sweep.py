@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import interleave, table
 from benchmarks.engine.sweep import run_sweeps
 from engine.errors import EngineError
 from engine.gpu.submits import SubmitPlan
@@ -63,7 +64,6 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
     """One model: each plan's (and recording's, and sync mode's) median run() ms, LiteRT
     GPU's beside, outputs checked."""
     from engine.gpu.engine import Engine
-    from engine.tools.bench.ab import interleave
     from engine.tools.bench.engine_runner import random_feeds
     from engine.tools.bench.peers import ModelSource, litert_gpu_row
 
@@ -121,17 +121,16 @@ def sweep_model(path: str, plans: dict[str, SubmitPlan], rounds: int, block: int
 
 
 def markdown(report: dict) -> str:
-    lines = [f"Adapter: {report['adapter']} (class {report['class']}); {report['rounds']} "
-             f"rounds of {report['block']}; {report['load']}", ""]  # fmt: skip
+    lines = [f"{report['rounds']} rounds of {report['block']}", ""]
     for m in report["models"]:
+        header = ["contender", "submits", "run() ms median", "p90", f"{m['first']} / this",
+                  "LiteRT GPU / this", "encode ms"]  # fmt: skip
+        rows = [[r["contender"], r.get("submits", "-"), f"{r['median_ms']:.3f}",
+                 f"{r['p90_ms']:.3f}", f"{r['vs_first']:.2f}",
+                 f"{r['litert_over_this']:.2f}" if "litert_over_this" in r else "-",
+                 f"{r['encode_ms']:.3f}" if "encode_ms" in r else "-"] for r in m["rows"]]  # fmt: skip
         lines += [f"### {m['model']} ({m['precision']}, {m['dispatches']} dispatches)", "",
-                  f"| contender | submits | run() ms median | p90 | {m['first']} / this "
-                  "| LiteRT GPU / this | encode ms |", "|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
-        for r in m["rows"]:
-            litert = f"{r['litert_over_this']:.2f}" if "litert_over_this" in r else "-"
-            encode = f"{r['encode_ms']:.3f}" if "encode_ms" in r else "-"
-            lines.append(f"| {r['contender']} | {r.get('submits', '-')} | {r['median_ms']:.3f} | "
-                         f"{r['p90_ms']:.3f} | {r['vs_first']:.2f} | {litert} | {encode} |")  # fmt: skip
+                  *table(header, rows, "lrrrrrr")]  # fmt: skip
         if m["litert_note"]:
             lines.append(f"\nLiteRT GPU: {m['litert_note']}")
         lines.append("")
@@ -175,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         return sweep_model(path, plans, args.rounds, args.block, args.litert, args.precision,
                            recordings, syncs)  # fmt: skip
 
-    return run_sweeps("submit_sweep", args.models, sweep, markdown, args.json,
+    return run_sweeps(__spec__.name, argv, args.models, sweep, markdown, args.json,
                       f"{len(plans)} plans", rounds=args.rounds, block=args.block)  # fmt: skip
 
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import alternating, table, timed
 from benchmarks.engine.kernel_bench import family
 from benchmarks.engine.sweep import run_sweeps
 from engine.gpu.kernels.tile_tables import FusedTile, GemmTile, ReduceTile
@@ -146,19 +146,20 @@ def sweep_model(path: str, names: list[str], storage: str, rounds: int) -> dict:
     samples: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names}
     for e in engines.values():
         e.profile(feeds)  # warm-up: lazy driver compiles
-    for r in range(rounds):
-        for name in names if r % 2 == 0 else names[::-1]:
-            e = engines[name]
-            fams = {i: family(e.graph, op) for i, op in enumerate(e.graph.ops)}
-            sums: dict[str, float] = defaultdict(float)
-            for d in e.profile(feeds):
-                sums[fams.get(d.op_index, "other")] += d.gpu_ms
-            for fam in FAMILIES:
-                samples[name][fam].append(sums[fam])
-            samples[name]["total"].append(sum(sums.values()))
-            t0 = time.perf_counter()
-            e.run(feeds)  # numpy in, outputs read back: what a caller waits for
-            samples[name]["run"].append((time.perf_counter() - t0) * 1e3)
+    # a round is a profile (GPU ms per family, not wall time) and a timed run() per variant:
+    # not interleave()'s timed calls alone, so its order is taken and the loop kept here
+    for _, name in alternating(names, rounds):
+        e = engines[name]
+        fams = {i: family(e.graph, op) for i, op in enumerate(e.graph.ops)}
+        sums: dict[str, float] = defaultdict(float)
+        for d in e.profile(feeds):
+            sums[fams.get(d.op_index, "other")] += d.gpu_ms
+        for fam in FAMILIES:
+            samples[name][fam].append(sums[fam])
+        samples[name]["total"].append(sum(sums.values()))
+        # run(): numpy in, outputs read back, what a caller waits for
+        _, ms = timed(lambda e=e: e.run(feeds))
+        samples[name]["run"].append(ms)
     rows = []
     for name in names:
         e = engines[name]
@@ -180,19 +181,18 @@ def _adapter_class() -> str:
     return adapter_class(shared_context().info)
 
 
+HEADER = ["variant", "conv1x1 GPU ms", "depthwise GPU ms", "dw + 1x1 GPU ms", "other GPU ms",
+          "total GPU ms", "run() ms", "pipelines", "max abs diff"]  # fmt: skip
+
+
 def markdown(report: dict) -> str:
-    lines = [f"Adapter: {report['adapter']} (class {report['class']}); {report['rounds']} "
-             f"rounds; {report['load']}", ""]  # fmt: skip
+    lines = [f"{report['rounds']} rounds", ""]
     for m in report["models"]:
-        lines += [f"### {m['model']} ({m['storage']})", "",
-                  "| variant | conv1x1 GPU ms | depthwise GPU ms | dw + 1x1 GPU ms | other GPU ms "
-                  "| total GPU ms | run() ms | pipelines | max abs diff |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
-        for r in m["rows"]:
-            lines.append(f"| {r['variant']} | {r['conv1x1_ms']:.4f} | {r['depthwise_ms']:.4f} | "
-                         f"{r['fused_ms']:.4f} | {r['other_ms']:.4f} | "
-                         f"{r['total_gpu_ms']:.4f} | {r['run_ms']:.3f} | {r['pipelines']} | {r['max_abs_diff']:.2e} |")  # fmt: skip
-        lines.append("")
+        rows = [[r["variant"], f"{r['conv1x1_ms']:.4f}", f"{r['depthwise_ms']:.4f}",
+                 f"{r['fused_ms']:.4f}", f"{r['other_ms']:.4f}", f"{r['total_gpu_ms']:.4f}",
+                 f"{r['run_ms']:.3f}", r["pipelines"], f"{r['max_abs_diff']:.2e}"]
+                for r in m["rows"]]  # fmt: skip
+        lines += [f"### {m['model']} ({m['storage']})", "", *table(HEADER, rows, "lrrrrrrrr"), ""]
     return "\n".join(lines)
 
 
@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
         names = ["table", *(n for n in names if n in wanted)]
-    return run_sweeps("tile_sweep", args.models,
+    return run_sweeps(__spec__.name, argv, args.models,
                       lambda path: sweep_model(path, names, args.storage, args.rounds),
                       markdown, args.json, f"{len(names)} variants", rounds=args.rounds)  # fmt: skip
 
