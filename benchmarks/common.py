@@ -120,9 +120,12 @@ class Bench:
         """The JSON document: the stamp, then `doc`'s own keys."""
         return {"stamp": self.stamp(), **doc}
 
+    def markdown(self, text: str) -> str:
+        """`text` (the script's markdown) under the stamp line."""
+        return f"{self.header()}\n\n{text.rstrip()}"
+
     def report(self, text: str, doc: dict, json_path: str | Path | None = None) -> None:
-        """Print the stamp line and `text` (the script's markdown); write the document to
-        `json_path` when given."""
-        print(f"{self.header()}\n\n{text.rstrip()}")
+        """Print `text` under the stamp line; write the document to `json_path` if given."""
+        print(self.markdown(text))
         if json_path:
             write_json(json_path, self.document(doc))

@@ -23,8 +23,10 @@ checkout under PYTHONDONTWRITEBYTECODE, as on CI and the GPU machines) would add
 (this project's 2-core machines) to 0.2-0.4 s (the H100 host) of import that no installed
 engine pays.
 Rounds interleave the contenders (per model and round: each contender once, the order
-reversed every other round); rows are medians. The load average before and after is
-recorded (engine/tools/bench/load.py) and a busy machine is marked in the table.
+reversed every other round: engine/tools/bench/ab.py's alternating); rows are medians.
+The report's stamp (benchmarks/common.py) records the load before and after
+(engine/tools/bench/load.py; a busy machine is marked there) and the adapter the
+engine's processes ran on.
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.common import ROOT, Bench, alternating, table
 from engine.gpu.compile import KERNEL_SETS
-from engine.tools.bench.load import LoadGate
 
-ROOT = Path(__file__).resolve().parents[2]
-
+# The children time themselves from before `import numpy`: nothing of this project is
+# imported before their first result; the later runs go through time_runs
+# (engine/tools/bench/timing.py), imported after it.
 CHILD_ENGINE = """
 import json, sys, time
 t0 = time.perf_counter()
@@ -57,14 +60,12 @@ g = e.graph
 feeds = {g.tensors[i].name: np.zeros(g.tensors[i].shape, np.float32) for i in g.inputs}
 e.run(feeds)
 t3 = time.perf_counter()
-ms = []
-for _ in range(int(sys.argv[3])):
-    t = time.perf_counter()
-    e.run(feeds)
-    ms.append((time.perf_counter() - t) * 1e3)
+from engine.tools.bench.timing import time_runs
+from benchmarks.common import adapter_record
+ms, _ = time_runs(lambda: e.run(feeds), int(sys.argv[3]), warmup=0)
 print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run": t3 - t2,
                   "adapter": e.ctx.name, "run_ms": sorted(ms)[len(ms) // 2] if ms else None,
-                  "phases_ms": e.init_ms}))
+                  "phases_ms": e.init_ms, "adapter_record": adapter_record(e.ctx)}))
 """
 
 CHILD_LITERT = """
@@ -77,17 +78,14 @@ t1 = time.perf_counter()
 m = CompiledModel.from_file(sys.argv[1], hardware_accel=HardwareAccelerator.GPU)
 ins, outs = m.create_input_buffers(0), m.create_output_buffers(0)
 t2 = time.perf_counter()
-m.run_by_index(0, ins, outs)
-for b in outs:
-    b.read(1, np.float32)
-t3 = time.perf_counter()
-ms = []
-for _ in range(int(sys.argv[2])):
-    t = time.perf_counter()
+def run():
     m.run_by_index(0, ins, outs)
     for b in outs:
         b.read(1, np.float32)
-    ms.append((time.perf_counter() - t) * 1e3)
+run()
+t3 = time.perf_counter()
+from engine.tools.bench.timing import time_runs
+ms, _ = time_runs(run, int(sys.argv[2]), warmup=0)
 print(json.dumps({"seconds": t3 - t0, "import": t1 - t0, "engine": t2 - t1, "run": t3 - t2,
                   "adapter": "LiteRT GPU (Dawn)", "run_ms": sorted(ms)[len(ms) // 2] if ms else None}))
 """
@@ -135,21 +133,20 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no such model file: {', '.join(missing)}")  # exit 2
     args.models = [str(Path(m).resolve()) for m in args.models]
     compileall.compile_dir(ROOT / "engine", quiet=1)  # as an installed wheel has it
-    gate = LoadGate.check()
+    bench = Bench(__spec__.name, argv)
     rows, samples = [], []
     for model in args.models:
         warm_dirs = {c: tempfile.mkdtemp(prefix="first-result-warm-") for c in contenders}
         for cache in args.cache:
             got: dict[str, list[dict]] = {c: [] for c in contenders}
-            for r in range(args.rounds):
-                order = contenders if r % 2 == 0 else contenders[::-1]
-                for c in order:
-                    cold = tempfile.mkdtemp(prefix="first-result-cold-")
-                    folder = cold if cache == "cold" else warm_dirs[c]
-                    if cache == "warm" and r == 0:  # fill it once first
-                        measure(c, model, folder)
-                    got[c].append(measure(c, model, folder, args.runs))
-                    shutil.rmtree(cold, ignore_errors=True)
+            # a round is a fresh process per contender, timed inside: alternating()'s order
+            for r, c in alternating(contenders, args.rounds):
+                cold = tempfile.mkdtemp(prefix="first-result-cold-")
+                folder = cold if cache == "cold" else warm_dirs[c]
+                if cache == "warm" and r == 0:  # fill it once first
+                    measure(c, model, folder)
+                got[c].append(measure(c, model, folder, args.runs))
+                shutil.rmtree(cold, ignore_errors=True)
             for c in contenders:
                 samples += [{"model": model, "contender": c, "cache": cache, **s} for s in got[c]]
                 med = {k: statistics.median(s[k] for s in got[c])
@@ -160,11 +157,17 @@ def main(argv: list[str] | None = None) -> int:
                              "adapter": got[c][0]["adapter"], **med})  # fmt: skip
         for d in warm_dirs.values():
             shutil.rmtree(d, ignore_errors=True)
-    gate = gate.after()
-    print(f"fresh process to first result, median of {args.rounds} rounds; {gate.label()}\n")
-    print("| model | contender | caches | adapter | import s | set-up s | first run s "
-          "| total s | / optimized | later runs ms | / optimized |")  # fmt: skip
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    bench.adapter = next((s["adapter_record"] for s in samples if "adapter_record" in s), None)
+    bench.report(markdown(rows, args.rounds), {"rows": rows, "samples": samples}, args.json)
+    return 0
+
+
+HEADER = ["model", "contender", "caches", "adapter", "import s", "set-up s", "first run s",
+          "total s", "/ optimized", "later runs ms", "/ optimized"]  # fmt: skip
+
+
+def markdown(rows: list[dict], rounds: int) -> str:
+    cells = []
     for row in rows:
         base = next((o for o in rows if o["model"] == row["model"]
                      and o["cache"] == row["cache"] and o["contender"] == "optimized"), None)  # fmt: skip
@@ -174,13 +177,11 @@ def main(argv: list[str] | None = None) -> int:
             run_ms = f"{row['run_ms']:.1f}"
             if base and base["run_ms"]:
                 run_ratio = f"{row['run_ms'] / base['run_ms']:.2f}"
-        print(f"| {row['model']} | {row['contender']} | {row['cache']} | {row['adapter']} | "
-              f"{row['import']:.2f} | {row['engine']:.2f} | {row['run']:.2f} | "
-              f"{row['seconds']:.2f} | {ratio} | {run_ms} | {run_ratio} |")  # fmt: skip
-    if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"load": gate.as_dict(), "rows": rows, "samples": samples}, indent=1) + "\n")  # fmt: skip
-    return 0
+        cells.append([row["model"], row["contender"], row["cache"], row["adapter"],
+                      f"{row['import']:.2f}", f"{row['engine']:.2f}", f"{row['run']:.2f}",
+                      f"{row['seconds']:.2f}", ratio, run_ms, run_ratio])  # fmt: skip
+    return "\n".join([f"fresh process to first result, median of {rounds} rounds", "",
+                      *table(HEADER, cells, "llll" + "r" * 7)])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Each model runs in a fresh process (the device is created before the clock start
 - warm (new process): a fresh process over a Mesa shader cache the cold runs filled,
   as a program started a second time would see it (wgpu-py 0.32 has no pipeline cache
   of its own to persist).
-Prints a markdown table (ms, median of --repeat processes) and optionally JSON.
+Prints a markdown table (ms, median of --repeat processes) under the stamp line
+(benchmarks/common.py; the adapter is the one the processes report) and optionally JSON.
 """
 
 from __future__ import annotations
@@ -22,38 +23,37 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]  # the repo root (a source checkout)
+from benchmarks.common import ROOT, Bench, adapter_record, table, timed
+
 PHASES = ("transforms", "kernel_codegen", "planning", "shaders_and_pipelines",
           "weight_upload", "bind_groups_and_buffers")  # fmt: skip
 
 
 def child(path: str) -> None:
-    """Run in the fresh process: two engines of one model, their init split as JSON."""
-    sys.path.insert(0, str(ROOT))
+    """Run in the fresh process: two engines of one model, their init split as JSON, and
+    the adapter they ran on."""
     from engine.gpu.device import shared_context
     from engine.gpu.engine import Engine
     from engine.model.importer import load_tflite
 
-    shared_context()  # the device: not part of an engine's init
+    ctx = shared_context()  # the device: not part of an engine's init
     out = []
     for _ in range(2):
-        t0 = time.perf_counter()
-        graph = load_tflite(Path(path))
-        parse = time.perf_counter() - t0
-        e = Engine(graph)
-        total = time.perf_counter() - t0
-        split = {"parse": parse * 1e3, **{k: e.init_ms.get(k, 0.0) for k in PHASES}}
-        out.append({"total_ms": total * 1e3, "split_ms": split, **e.pipeline_stats})
-    print(json.dumps(out))
+        graph, parse_ms = timed(lambda: load_tflite(Path(path)))
+        e, engine_ms = timed(lambda graph=graph: Engine(graph))
+        split = {"parse": parse_ms, **{k: e.init_ms.get(k, 0.0) for k in PHASES}}
+        out.append({"total_ms": parse_ms + engine_ms, "split_ms": split, **e.pipeline_stats})
+    print(json.dumps({"adapter": adapter_record(ctx), "engines": out}))
 
 
-def run(path: str, env: dict) -> list[dict]:
+def run(path: str, env: dict) -> dict:
+    """One fresh process (this checkout's engine: cwd ROOT) on the model at `path`."""
     r = subprocess.run(
-        [sys.executable, __file__, "--child", path],
+        [sys.executable, "-m", "benchmarks.engine.init_cold_warm", "--child", path],
         env={**os.environ, **env},
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
@@ -77,47 +77,45 @@ def _median(rows: list[dict]) -> dict:
     }
 
 
-def measure(path: str, repeat: int) -> dict:
+def measure(path: str, repeat: int) -> tuple[dict, dict]:
+    """The model's medians, and the adapter record its processes reported."""
     cache = tempfile.mkdtemp(prefix="mesa-cache-")
     cold_env = {"MESA_SHADER_CACHE_DISABLE": "true"}
     disk_env = {"MESA_SHADER_CACHE_DIR": cache, "MESA_SHADER_CACHE_DISABLE": "false"}
-    run(path, disk_env)  # fill the driver's cache once
+    adapter = run(path, disk_env)["adapter"]  # fill the driver's cache once
     cold, same, disk = [], [], []
+    # a round is two processes, each reporting its own split (not a timed call): a cold one
+    # (its second engine: warm, same device), then one over the cache filled above
     for _ in range(repeat):
-        first, second = run(path, cold_env)
+        first, second = run(path, cold_env)["engines"]
         cold.append(first)
         same.append(second)
-        disk.append(run(path, disk_env)[0])
-    return {
+        disk.append(run(path, disk_env)["engines"][0])
+    medians = {
         "cold": _median(cold),
         "warm_same_device": _median(same),
         "warm_new_process": _median(disk),
     }
+    return medians, adapter
+
+
+HEADER = ["model", "cold ms", "warm, same device ms", "warm / cold", "warm, new process ms",
+          "warm / cold", "pipelines compiled cold / warm"]  # fmt: skip
+RUNS = (("cold", "cold"), ("warm, same device", "warm_same_device"),
+        ("warm, new process", "warm_new_process"))  # fmt: skip
 
 
 def markdown(report: dict) -> str:
-    lines = [
-        "| model | cold ms | warm, same device ms | warm / cold | warm, new process ms "
-        "| warm / cold | pipelines compiled cold / warm |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
-    ]
+    rows = []
     for model, r in report.items():
         c, s, d = r["cold"], r["warm_same_device"], r["warm_new_process"]
-        lines.append(
-            f"| {model} | {c['total_ms']:.0f} | {s['total_ms']:.0f} "
-            f"| {s['total_ms'] / c['total_ms']:.2f} | {d['total_ms']:.0f} "
-            f"| {d['total_ms'] / c['total_ms']:.2f} | {c['compiled']} / {s['compiled']} |"
-        )
-    lines += ["", "| model | run | " + " | ".join(("parse", *PHASES)) + " |",
-              "| --- | --- |" + " ---: |" * (len(PHASES) + 1)]  # fmt: skip
-    for model, r in report.items():
-        for label, key in (("cold", "cold"), ("warm, same device", "warm_same_device"),
-                           ("warm, new process", "warm_new_process")):  # fmt: skip
-            split = r[key]["split_ms"]
-            lines.append(
-                f"| {model} | {label} | " + " | ".join(f"{split[k]:.0f}" for k in split) + " |"
-            )
-    return "\n".join(lines)
+        rows.append([model, f"{c['total_ms']:.0f}", f"{s['total_ms']:.0f}",
+                     f"{s['total_ms'] / c['total_ms']:.2f}", f"{d['total_ms']:.0f}",
+                     f"{d['total_ms'] / c['total_ms']:.2f}", f"{c['compiled']} / {s['compiled']}"])  # fmt: skip
+    splits = [[model, label, *(f"{v:.0f}" for v in r[key]["split_ms"].values())]
+              for model, r in report.items() for label, key in RUNS]  # fmt: skip
+    return "\n".join([*table(HEADER, rows, "lrrrrrl"), "",
+                      *table(["model", "run", "parse", *PHASES], splits, "ll" + "r" * 7)])  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,10 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     for m in args.models:
         if not Path(m).is_file():
             p.error(f"{m}: no such file")
-    report = {Path(m).stem: measure(m, args.repeat) for m in args.models}
-    print(markdown(report))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
+    bench = Bench(__spec__.name, argv)
+    report = {}
+    for m in args.models:  # resolved: the processes run in ROOT
+        report[Path(m).stem], bench.adapter = measure(str(Path(m).resolve()), args.repeat)
+    bench.report(markdown(report), {"models": report}, args.json)
     return 0
 
 

@@ -18,16 +18,16 @@ Tables:
 - the engine's plans (compile_graph, no GPU): storage "buffer" at fp32 and "texture" at
   fp16 (what storage "auto" picks on lavapipe for each), buffer + texture bytes over the
   lower bound of all intermediates (buffers and textures cannot share memory).
+The tables print under the stamp line (benchmarks/common.py); no adapter is used.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import time
 from pathlib import Path
 
+from benchmarks.common import Bench, table, timed
 from benchmarks.engine.memory_graphs import GRAPHS
 from engine.memory.arena import arena
 from engine.memory.arena_search import search
@@ -72,10 +72,8 @@ def synthetic_graph(kind: str, n: int = 300, seed: int = 0) -> Graph:
 
 
 def _time_full_flow(records: list[TensorUsage]) -> str:
-    start = time.perf_counter()
-    total = mincostflow(records, nearest=None).total_bytes
-    ms = 1e3 * (time.perf_counter() - start)
-    return f"mincostflow with every reuse edge: {format_bytes(total)} in {ms:.0f} ms"
+    plan, ms = timed(lambda: mincostflow(records, nearest=None))
+    return f"mincostflow with every reuse edge: {format_bytes(plan.total_bytes)} in {ms:.0f} ms"
 
 
 def _graphs(models: Path) -> dict[str, Graph]:
@@ -87,16 +85,10 @@ def _graphs(models: Path) -> dict[str, Graph]:
     return found | {name: build() for name, build in GRAPHS.items()}
 
 
-def _timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return result, 1e3 * (time.perf_counter() - start)
-
-
 def arena_row(name: str, precision: str, records: list[TensorUsage], alignment: int) -> dict:
     bound = lower_bound(records)
-    start, start_ms = _timed(lambda: arena(records, alignment, budget=0))
-    (size, _, nodes), search_ms = _timed(lambda: search(records, alignment, start.size))
+    start, start_ms = timed(lambda: arena(records, alignment, budget=0))
+    (size, _, nodes), search_ms = timed(lambda: search(records, alignment, start.size))
     return {"model": name, "precision": precision, "tensors": len(records), "lower_bound": bound,
             "heuristic": start.size / bound, "arena": size / bound, "nodes": nodes,
             "ms": start_ms + search_ms}  # fmt: skip
@@ -105,7 +97,7 @@ def arena_row(name: str, precision: str, records: list[TensorUsage], alignment: 
 def texture_row(name: str, precision: str, records: list[TensorUsage]) -> dict:
     bound = lower_bound(records)
     whole = min(texture_greedy(records).total_bytes, texture_greedy_by_size(records).total_bytes)
-    plan, ms = _timed(lambda: texture_arena(records))
+    plan, ms = timed(lambda: texture_arena(records))
     return {"model": name, "precision": precision, "lower_bound": bound, "whole": whole / bound,
             "texture_arena": plan.total_bytes / bound, "objects": plan.objects, "ms": ms}  # fmt: skip
 
@@ -128,13 +120,11 @@ def engine_row(name: str, graph: Graph, precision: str, storage: str) -> dict | 
 
 
 def _md(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
-    """Markdown table: (header, key, format) per column."""
-    lines = ["| " + " | ".join(h for h, _, _ in columns) + " |"]
-    lines.append("|" + "|".join("---" if f == "s" else "---:" for _, _, f in columns) + "|")
-    for r in rows:
-        cells = [format_bytes(r[k]) if f == "B" else format(r[k], f) for _, k, f in columns]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    """Markdown table: (header, key, format) per column ("B": bytes; "s" left aligned)."""
+    cells = [[format_bytes(r[k]) if f == "B" else format(r[k], f) for _, k, f in columns]
+             for r in rows]  # fmt: skip
+    align = "".join("l" if f == "s" else "r" for _, _, f in columns)
+    return "\n".join(table([h for h, _, _ in columns], cells, align))
 
 
 def model_tables(models: Path, alignment: int) -> dict[str, list[dict]]:
@@ -151,26 +141,32 @@ def model_tables(models: Path, alignment: int) -> dict[str, list[dict]]:
     return tables
 
 
-def print_model_tables(tables: dict[str, list[dict]], alignment: int) -> None:
-    print(f"## arena (alignment {alignment}): plan / lower bound\n")
-    print(_md(tables["arena"], [("model", "model", "s"), ("precision", "precision", "s"),
-                                ("tensors", "tensors", "d"), ("lower bound", "lower_bound", "B"),
-                                ("heuristic", "heuristic", ".4f"), ("arena", "arena", ".4f"),
-                                ("nodes", "nodes", "d"), ("ms", "ms", ".1f")]))  # fmt: skip
-    print("\n## textures, every intermediate a texture: plan / lower bound\n")
-    print(_md(tables["texture"], [("model", "model", "s"), ("precision", "precision", "s"),
-                                  ("lower bound", "lower_bound", "B"),
-                                  ("whole textures", "whole", ".3f"),
-                                  ("texture_arena", "texture_arena", ".3f"),
-                                  ("objects", "objects", "d"), ("ms", "ms", ".1f")]))  # fmt: skip
-    print("\n## the engine's default plans (buffers + textures) / lower bound\n")
-    print(_md(tables["engine"], [("model", "model", "s"), ("precision", "precision", "s"),
-                                 ("storage", "storage", "s"), ("plan", "strategy", "s"),
-                                 ("total", "total", "B"), ("buffers", "buffers", "B"),
-                                 ("textures", "textures", "B"),
-                                 ("texture bound", "texture_bound", "B"),
-                                 ("lower bound", "lower_bound", "B"),
-                                 ("/ bound", "ratio", ".3f"), ("ms", "ms", ".1f")]))  # fmt: skip
+ARENA_COLUMNS = [("model", "model", "s"), ("precision", "precision", "s"),
+                 ("tensors", "tensors", "d"), ("lower bound", "lower_bound", "B"),
+                 ("heuristic", "heuristic", ".4f"), ("arena", "arena", ".4f"),
+                 ("nodes", "nodes", "d"), ("ms", "ms", ".1f")]  # fmt: skip
+TEXTURE_COLUMNS = [("model", "model", "s"), ("precision", "precision", "s"),
+                   ("lower bound", "lower_bound", "B"), ("whole textures", "whole", ".3f"),
+                   ("texture_arena", "texture_arena", ".3f"), ("objects", "objects", "d"),
+                   ("ms", "ms", ".1f")]  # fmt: skip
+ENGINE_COLUMNS = [("model", "model", "s"), ("precision", "precision", "s"),
+                  ("storage", "storage", "s"), ("plan", "strategy", "s"),
+                  ("total", "total", "B"), ("buffers", "buffers", "B"),
+                  ("textures", "textures", "B"), ("texture bound", "texture_bound", "B"),
+                  ("lower bound", "lower_bound", "B"), ("/ bound", "ratio", ".3f"),
+                  ("ms", "ms", ".1f")]  # fmt: skip
+
+
+def model_markdown(tables: dict[str, list[dict]], alignment: int) -> str:
+    """The arena, texture and engine tables of model_tables()."""
+    return "\n".join([
+        f"## arena (alignment {alignment}): plan / lower bound\n",
+        _md(tables["arena"], ARENA_COLUMNS),
+        "\n## textures, every intermediate a texture: plan / lower bound\n",
+        _md(tables["texture"], TEXTURE_COLUMNS),
+        "\n## the engine's default plans (buffers + textures) / lower bound\n",
+        _md(tables["engine"], ENGINE_COLUMNS),
+    ])  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -183,18 +179,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", type=Path, default=None, help="folder of .tflite models")
     parser.add_argument("--json", type=Path, help="write every table's rows here")
     args = parser.parse_args(argv)
-    synthetic = {}
+    bench = Bench(__spec__.name, argv)
+    synthetic, lines = {}, []
     for kind in ("chain", "residual", "unet"):
         records = usage_records(synthetic_graph(kind, args.tensors, args.seed))
         stats = plan_all(records, args.alignment)
         synthetic[kind] = [s.as_dict() for s in stats]
-        print(f"## {kind}: {len(records)} tensors\n")
-        print(format_table(stats))
-        print(f"\n{_time_full_flow(records)}\n")
+        lines += [f"## {kind}: {len(records)} tensors\n", format_table(stats),
+                  f"\n{_time_full_flow(records)}\n"]  # fmt: skip
     tables = model_tables(args.models or models_dir(), args.alignment)
-    print_model_tables(tables, args.alignment)
-    if args.json:
-        args.json.write_text(json.dumps({"synthetic": synthetic, **tables}, indent=1))
+    lines.append(model_markdown(tables, args.alignment))
+    bench.report("\n".join(lines), {"synthetic": synthetic, **tables}, args.json)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@
 2. run (this venv): for each file, the engine (fp32, and fp16 when the adapter has
    shader-f16) against LiteRT's default kernels (XNNPACK, 1 thread) on one seeded input:
    loads or not (the error), GPU / CPU-fallback op counts, max error, latency ratio
-   engine / LiteRT measured interleaved (A, B, A, B rounds: load on the machine hits
-   both alike), load time.
+   engine / LiteRT measured interleaved (engine/tools/bench/ab.py: one warm-up each, then
+   rounds of one run each, A B, B A, ...: load on the machine hits both alike), load time.
+The tables print under the stamp line (benchmarks/common.py: command, commit, adapter,
+machine, the load before and after); --json writes {"stamp", "rows"}.
 Errors: relative max|engine - LiteRT| / max(1, max|LiteRT|) for float outputs; for
 int8 outputs, and for the float output of an int8 model, in quantization steps.
 
@@ -21,15 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from benchmarks.common import ROOT, Bench, interleave, table, timed
+
 MODELS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "resnet50", "unet")
 VARIANTS = ("fp32", "fp16", "dynamic", "int8", "int8_float_io")
 
@@ -88,30 +89,13 @@ def weight_figures(graph, engine) -> dict:
     quantized = [t for t in graph.tensors if is_quantized_constant(t)]
     if not quantized:
         return {}
-    t0 = time.perf_counter()
-    to_float(graph)
-    dequant_ms = (time.perf_counter() - t0) * 1e3
+    _, dequant_ms = timed(lambda: to_float(graph))
     floats = sum(t.nbytes for t in engine.graph.tensors if t.is_constant and t.dtype == "float32")
     int8 = sum(t.size * np.dtype(t.dtype).itemsize + 4 * len(t.quantization.scale)
                for t in quantized)  # fmt: skip
     as_float = sum(4 * t.size for t in quantized)
     return {"dequant_ms": dequant_ms, "const_bytes": floats, "quantized_as_float_bytes": as_float,
             "quantized_as_int8_bytes": int8}  # fmt: skip
-
-
-def interleaved(a, b, rounds: int) -> tuple[float, float]:
-    """Median ms of a() and b(), run alternately `rounds` times after one warm-up each."""
-    a(), b()
-    ta, tb = [], []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        a()
-        t1 = time.perf_counter()
-        b()
-        t2 = time.perf_counter()
-        ta.append((t1 - t0) * 1e3)
-        tb.append((t2 - t1) * 1e3)
-    return float(np.median(ta)), float(np.median(tb))
 
 
 def check(path: Path, rounds: int, precisions: list[str]) -> dict:
@@ -130,14 +114,13 @@ def check(path: Path, rounds: int, precisions: list[str]) -> dict:
     want = ref(x).copy()
     name_in, name_out = graph.tensors[graph.inputs[0]].name, graph.tensors[graph.outputs[0]].name
     for precision in precisions:
-        t0 = time.perf_counter()
         try:
-            engine = Engine(graph, precision=precision)
+            engine, load_ms = timed(lambda precision=precision: Engine(graph, precision=precision))
         except Exception as exc:  # a refused model is a row, not a crash
             row[f"error_{precision}"] = None
             row["load_error"] = f"{type(exc).__name__}: {exc}"[:300]
             return row
-        load_s = time.perf_counter() - t0
+        load_s = load_ms / 1e3
         got = engine.run({name_in: x})[name_out]
         row[f"error_{precision}"], row["unit"] = error(graph, got, want)
         if precision != "fp32":
@@ -149,15 +132,21 @@ def check(path: Path, rounds: int, precisions: list[str]) -> dict:
         row["cpu_ops"] = len(engine.fallback_ops)
         row["gpu_ops"] = row["ops"] - row["cpu_ops"]
         row["fallback"] = engine.fallback_ops
-        e_ms, l_ms = interleaved(lambda e=engine: e.run({name_in: x}), lambda: ref(x), rounds)
+        ab = interleave({"engine": lambda e=engine: e.run({name_in: x}),
+                         "litert": lambda: ref(x)}, rounds, block=1, warmup=1)  # fmt: skip
+        e_ms, l_ms = ab["medians"]["engine"], ab["medians"]["litert"]
         row["engine_ms"], row["litert_ms"], row["ratio"] = e_ms, l_ms, e_ms / l_ms
     return row
 
 
-def markdown(rows: list[dict], machine: dict) -> str:
-    head = ["model", "variant", "loads", "GPU ops / CPU ops", "max error fp32", "max error fp16",
-            "engine ms", "LiteRT 1T ms", "ratio", "load s"]  # fmt: skip
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+HEADER = ["model", "variant", "loads", "GPU ops / CPU ops", "max error fp32", "max error fp16",
+          "engine ms", "LiteRT 1T ms", "ratio", "load s"]  # fmt: skip
+WEIGHTS_HEADER = ["model", "variant", "dequantize ms", "load s", "weight upload ms",
+                  "quantized weights as float32", "as int8"]  # fmt: skip
+
+
+def markdown(rows: list[dict]) -> str:
+    cells = []
     for r in rows:
         unit = " steps" if r.get("unit") == "steps" else ""
 
@@ -166,28 +155,21 @@ def markdown(rows: list[dict], machine: dict) -> str:
             return "-" if v is None else (f"{v:g}{unit}" if unit else f"{v:.2g}")
 
         loads = "yes" if "load_error" not in r else f"no: {r['load_error'][:80]}"
-        cells = [r["model"], r.get("variant", "?"), loads,
-                 f"{r['gpu_ops']} / {r['cpu_ops']}" if "ops" in r else "-",
-                 err("error_fp32"), err("error_fp16"),
-                 f"{r['engine_ms']:.1f}" if "engine_ms" in r else "-",
-                 f"{r['litert_ms']:.1f}" if "litert_ms" in r else "-",
-                 f"{r['ratio']:.1f}x" if "ratio" in r else "-",
-                 f"{r['load_s']:.1f}" if "load_s" in r else "-"]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Quantized weights (fp32 engine): dequantized at import vs kept as int8", "",
-              "| model | variant | dequantize ms | load s | weight upload ms | quantized weights "
-              "as float32 | as int8 |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    for r in rows:
-        if "dequant_ms" in r:
-            lines.append(f"| {r['model']} | {r['variant']} | {r['dequant_ms']:.0f} | "
-                         f"{r['load_s']:.1f} | {r['init_ms'].get('weight_upload', 0):.0f} | "
-                         f"{r['quantized_as_float_bytes'] / 1e6:.1f} MB | "
-                         f"{r['quantized_as_int8_bytes'] / 1e6:.1f} MB |")  # fmt: skip
-    lines.append("")
-    lines.append(f"Machine: {machine.get('adapter', '?')}; {machine['cpu']} "
-                 f"({machine['usable_cpus']} usable CPUs); load average before / after: "
-                 f"{machine['load_before']} / {machine['load_after']}.")  # fmt: skip
-    return "\n".join(lines)
+        cells.append([r["model"], r.get("variant", "?"), loads,
+                      f"{r['gpu_ops']} / {r['cpu_ops']}" if "ops" in r else "-",
+                      err("error_fp32"), err("error_fp16"),
+                      f"{r['engine_ms']:.1f}" if "engine_ms" in r else "-",
+                      f"{r['litert_ms']:.1f}" if "litert_ms" in r else "-",
+                      f"{r['ratio']:.1f}x" if "ratio" in r else "-",
+                      f"{r['load_s']:.1f}" if "load_s" in r else "-"])  # fmt: skip
+    weights = [[r["model"], r["variant"], f"{r['dequant_ms']:.0f}", f"{r['load_s']:.1f}",
+                f"{r['init_ms'].get('weight_upload', 0):.0f}",
+                f"{r['quantized_as_float_bytes'] / 1e6:.1f} MB",
+                f"{r['quantized_as_int8_bytes'] / 1e6:.1f} MB"]
+               for r in rows if "dequant_ms" in r]  # fmt: skip
+    return "\n".join([*table(HEADER, cells), "",
+                      "Quantized weights (fp32 engine): dequantized at import vs kept as int8",
+                      "", *table(WEIGHTS_HEADER, weights)])  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,12 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     models = args.models.split(",")
     if not args.no_build:
         build(args.tf_python, args.cache, models, args.size)
-    from engine.gpu.device import shared_context
-    from engine.tools.bench.machine import machine_info
+    from engine.gpu import shared_context
 
-    ctx = shared_context()
-    machine = machine_info(ctx)
-    machine["load_before"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    bench = Bench(__spec__.name, argv)
+    ctx = bench.use(shared_context())
     precisions = ["fp32", "fp16"] if ctx.has_f16 else ["fp32"]
     rows = []
     for model in models:
@@ -221,15 +201,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             rows.append(check(path, args.rounds, precisions))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    machine["load_after"] = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    text = markdown(rows, machine)
-    print(text)
+    text = markdown(rows)
+    bench.report(text, {"rows": rows}, args.json)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(text + "\n")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
+        args.markdown.write_text(bench.markdown(text) + "\n")
     return 0
 
 

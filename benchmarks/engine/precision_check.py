@@ -15,6 +15,9 @@ oracle, one engine run. Per output:
 A model the engine or LiteRT cannot run is a row saying why (face_landmark_with_attention:
 MediaPipe custom ops, no GPU or reference kernel).
 
+The table prints under the stamp line (benchmarks/common.py); --json writes
+{"stamp", "rows"}.
+
 usage: python -m benchmarks.engine.precision_check [--precision fp16] [--storage auto]
        [--json out/precision.json] [MODEL ...]
 """
@@ -22,12 +25,13 @@ usage: python -m benchmarks.engine.precision_check [--precision fp16] [--storage
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.common import Bench, table
 
 # Relative error every output must meet (docs/library.md, docs/precision.md); masks are held
 # to MASK instead.
@@ -153,18 +157,14 @@ def check_model(
 
 
 def markdown(rows: list[OutputResult], precision: str) -> str:
-    lines = [
-        f"| model | output | max abs (LiteRT) | {precision} rel. error | fp16 storage floor "
-        "| mask IoU | mask mean abs | ok | note |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        iou = f"{r.mask_iou:.4f}" if r.mask_iou is not None else ""
-        mean = f"{r.mask_mean:.2e}" if r.mask_mean is not None else ""
-        floor = f"{r.floor:.2e}" if r.floor is not None else ""
-        lines.append(f"| {r.model} | {r.output} | {r.max_ref:.3g} | {r.error:.2e} | {floor} | "
-                     f"{iou} | {mean} | {'yes' if r.ok else 'no'} | {r.note} |")  # fmt: skip
-    return "\n".join(lines)
+    header = ["model", "output", "max abs (LiteRT)", f"{precision} rel. error",
+              "fp16 storage floor", "mask IoU", "mask mean abs", "ok", "note"]  # fmt: skip
+    cells = [[r.model, r.output, f"{r.max_ref:.3g}", f"{r.error:.2e}",
+              f"{r.floor:.2e}" if r.floor is not None else "",
+              f"{r.mask_iou:.4f}" if r.mask_iou is not None else "",
+              f"{r.mask_mean:.2e}" if r.mask_mean is not None else "",
+              "yes" if r.ok else "no", r.note] for r in rows]  # fmt: skip
+    return "\n".join(table(header, cells))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,14 +180,19 @@ def main(argv: list[str] | None = None) -> int:
     entries = [e for e in load_manifest().models if e.path.exists()]
     if args.models:
         entries = [e for e in entries if e.name in args.models]
+    from engine.errors import DeviceError
+    from engine.gpu import shared_context
+
+    bench = Bench(__spec__.name, argv)
+    try:
+        bench.use(shared_context())
+    except DeviceError:  # no adapter: each model's row says why (check_model)
+        pass
     rows = []
     for entry in entries:
         rows.extend(check_model(entry, args.precision, args.storage, not args.no_floor))
         print(f"{entry.name}: done", file=sys.stderr)
-    print(markdown(rows, args.precision))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps([asdict(r) for r in rows], indent=1))
+    bench.report(markdown(rows, args.precision), {"rows": [asdict(r) for r in rows]}, args.json)
     return 0 if all(r.ok or r.note.startswith("skipped") for r in rows) else 1
 
 

@@ -34,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # not common.ROOT: see main()
 ADAPTERS = ("llvmpipe", "swiftshader", "gpu")
 PROFILE = ROOT / "data" / "latency" / "lavapipe.adapter.json"  # the dataset's adapter
 
@@ -140,12 +140,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--restamp", action="store_true",
                     help="if identical: mark the installed predictors as this engine's")  # fmt: skip
     args = ap.parse_args(argv)
-    other = args.against.resolve()
     adapters = tuple(a for a in args.adapters.split(",") if a)
     unknown = set(adapters) - set(ADAPTERS)
     if unknown:
         ap.error(f"--adapters: unknown {sorted(unknown)}; choose from {ADAPTERS}")
     models, sizes = args.models.resolve(), (args.cells, args.layers, adapters)
+    # imported here, not above: the child runs this file in the other checkout, which may
+    # have no benchmarks/common.py
+    from benchmarks.common import Bench
+    from engine.errors import DeviceError
+    from engine.gpu import shared_context
+
+    bench = Bench(__spec__.name, argv)
+    try:
+        bench.use(shared_context())
+    except DeviceError:  # no adapter: hashes() compiles for the adapter classes only
+        pass
+    status, lines = compare(args.against, models, sizes, args.restamp)
+    bench.report("\n".join(lines), {})
+    return status
+
+
+def compare(
+    against: Path, models: Path, sizes: tuple, restamp_predictors: bool
+) -> tuple[int, list[str]]:
+    """(exit status, lines to print): this checkout's hashes vs `against`'s;
+    `restamp_predictors`: restamp the predictors when every one is identical."""
+    other = against.resolve()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "other.json"
         # this file's hashes() with the other checkout's `engine` (PYTHONPATH first)
@@ -157,27 +178,24 @@ def main(argv: list[str] | None = None) -> int:
         theirs = json.loads(out.read_text())
     mine = hashes(models, *sizes)
     here, there = Path(mine.pop("__engine__")), Path(theirs.pop("__engine__"))
-    print(f"engines: {here} vs {there}")
+    lines = [f"engines: {here} vs {there}"]
     if here == there or other not in there.resolve().parents:
-        print(f"same_dispatches: the child did not import {other}'s engine")
-        return 2
+        return 2, [*lines, f"same_dispatches: the child did not import {other}'s engine"]
     fingerprint, theirs_fingerprint = mine.pop("__fingerprint__"), theirs.pop("__fingerprint__")
     differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
-    print(
-        f"{len(mine)} programs here, {len(theirs)} in {args.against}: "
-        f"{len(differ)} differ{': ' + ', '.join(differ[:10]) if differ else ''}"
-    )
+    lines.append(f"{len(mine)} programs here, {len(theirs)} in {against}: "
+                 f"{len(differ)} differ{': ' + ', '.join(differ[:10]) if differ else ''}")  # fmt: skip
     if differ:
-        return 1
-    if args.restamp:  # only predictors fitted on the engine just compared with
+        return 1, lines
+    if restamp_predictors:  # only predictors fitted on the engine just compared with
         done = restamp(theirs_fingerprint, fingerprint)
         for f in done:
-            print(f"restamped {f.relative_to(ROOT)}: {theirs_fingerprint} -> {fingerprint}")
+            lines.append(f"restamped {f.relative_to(ROOT)}: {theirs_fingerprint} -> {fingerprint}")
         if not done:
-            print(f"same_dispatches: no predictor is stamped {theirs_fingerprint} "
-                  f"({args.against}'s engine): nothing restamped")  # fmt: skip
-            return 1
-    return 0
+            lines.append(f"same_dispatches: no predictor is stamped {theirs_fingerprint} "
+                         f"({against}'s engine): nothing restamped")  # fmt: skip
+            return 1, lines
+    return 0, lines
 
 
 if __name__ == "__main__":

@@ -6,19 +6,19 @@ Per model: the first engine's init ms and the constant bytes it uploaded, then t
 engine's init ms and the bytes it added (the weights cache, engine/gpu/weights.py, should
 make that 0), and whether both give bitwise-identical outputs. Init times are single cold
 measurements in one process (pipelines are shared too, so the second engine also compiles
-nothing): read them as ratios, not as absolute figures.
+nothing): read them as ratios, not as absolute figures. The report carries the stamp
+(benchmarks/common.py: command, commit, adapter, the load before and after).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.common import Bench, table, timed
 
 
 def measure(path: Path) -> dict:
@@ -32,13 +32,9 @@ def measure(path: Path) -> dict:
     rng = np.random.default_rng(0)
     feeds = {graph.tensors[t].name: rng.uniform(-1, 1, graph.tensors[t].shape).astype("f4")
              for t in graph.inputs}  # fmt: skip
-    t0 = time.perf_counter()
-    first = Engine(graph, context=ctx)
-    first_ms = (time.perf_counter() - t0) * 1e3
+    first, first_ms = timed(lambda: Engine(graph, context=ctx))
     held = ctx.weights.stats()
-    t0 = time.perf_counter()
-    second = Engine(graph, context=ctx)
-    second_ms = (time.perf_counter() - t0) * 1e3
+    second, second_ms = timed(lambda: Engine(graph, context=ctx))
     after = ctx.weights.stats()
     a, b = first.run(feeds), second.run(feeds)
     same = all(np.array_equal(a[k], b[k]) for k in a)
@@ -52,21 +48,19 @@ def measure(path: Path) -> dict:
         "second_added_bytes": after["bytes"] - held["bytes"],
         "second_uploads": after["misses"] - held["misses"],
         "identical_outputs": same,
-        "load_avg_1min": os.getloadavg()[0],
     }
 
 
+HEADER = ["model", "weights (1st engine)", "buffers", "2nd engine adds", "1st init ms",
+          "2nd init ms", "outputs identical"]  # fmt: skip
+
+
 def markdown(rows: list[dict]) -> str:
-    head = ("| model | weights (1st engine) | buffers | 2nd engine adds | 1st init ms | "
-            "2nd init ms | outputs identical |\n|---|---:|---:|---:|---:|---:|---|")  # fmt: skip
-    lines = [head]
-    for r in rows:
-        lines.append(
-            f"| {r['model']} | {r['first_weight_bytes'] / 1e6:.2f} MB | {r['weight_buffers']} | "
-            f"{r['second_added_bytes']} B | {r['first_init_ms']:.0f} | {r['second_init_ms']:.0f} "
-            f"| {'yes' if r['identical_outputs'] else 'NO'} |"
-        )
-    return "\n".join(lines)
+    cells = [[r["model"], f"{r['first_weight_bytes'] / 1e6:.2f} MB", r["weight_buffers"],
+              f"{r['second_added_bytes']} B", f"{r['first_init_ms']:.0f}",
+              f"{r['second_init_ms']:.0f}", "yes" if r["identical_outputs"] else "NO"]
+             for r in rows]  # fmt: skip
+    return "\n".join(table(HEADER, cells, "lrrrrrl"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,11 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"two_engines: error: {missing[0]}: no such file", file=sys.stderr)
         return 2
+    from engine.gpu import shared_context
+
+    bench = Bench(__spec__.name, argv)
+    bench.use(shared_context())  # each model's engines: a fresh context on its adapter
     rows = [measure(m) for m in a.models]
-    print(markdown(rows))
-    if a.json:
-        a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(json.dumps(rows, indent=1) + "\n")
+    bench.report(markdown(rows), {"rows": rows}, a.json)
     return 0
 
 

@@ -26,4 +26,4 @@ def test_one_round_per_kernel_set_with_later_runs(tmp_path, capsys):
     for row in doc["rows"]:  # the parts add up to the whole; the later runs were timed
         assert row["import"] + row["engine"] + row["run"] <= row["seconds"] + 1e-6
         assert row["run_ms"] > 0
-    assert doc["load"]["cpus"] >= 1
+    assert doc["stamp"]["load"]["cpus"] >= 1 and doc["stamp"]["adapter"]["class"]
