@@ -6,7 +6,9 @@ written with the stamp under "stamp". The stamp says what ran where and how busy
 - date: when the Bench started (UTC, ISO 8601);
 - commit: the checkout's HEAD, and `dirty` when tracked files differ from it;
 - adapter: name, backend and class (engine.gpu.adapter_class) of the adapter the work
-  ran on, when the script used one (`use(ctx)`, or a record its child processes sent);
+  ran on, when the script used one: `use(ctx)` in this process; a record its child
+  processes sent back; or, for children that send none (ar-demo, fuzz workers),
+  `probe_adapter()`: the one a fresh process here picks;
 - machine: CPU, Python and library versions (engine/tools/bench/machine.py);
 - load: the load gate's record (engine/tools/bench/load.py), taken when the Bench starts
   and again when it reports: around the measured work.
@@ -38,7 +40,7 @@ from engine.tools.bench.report import table
 from engine.tools.bench.timing import time_runs, timed
 
 __all__ = ["ROOT", "Bench", "adapter_record", "alternating", "command_line", "git_commit",
-           "interleave", "table", "time_runs", "timed", "write_json"]  # fmt: skip
+           "interleave", "probe_adapter", "table", "time_runs", "timed", "write_json"]  # fmt: skip
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout the harnesses run from
 
@@ -71,6 +73,20 @@ def adapter_record(ctx) -> dict:
     info = ctx.info
     return {"name": str(info.get("device", "?")), "backend": str(info.get("backend_type", "?")),
             "class": adapter_class(info)}  # fmt: skip
+
+
+def probe_adapter(env: dict | None = None) -> dict | None:
+    """The adapter_record of the adapter a fresh process of this checkout picks with `env`
+    (ENGINE_ADAPTER, VK_ICD_FILENAMES; default this process's environment), for work that
+    runs in children which do not say theirs; None where it finds none (the work says why).
+    A process of its own: this one makes no device beside the children's."""
+    code = ("import json; from benchmarks.common import adapter_record; "
+            "from engine.gpu import shared_context; "
+            "print(json.dumps(adapter_record(shared_context())))")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                       text=True, check=False)  # fmt: skip
+    lines = r.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if r.returncode == 0 and lines else None
 
 
 def write_json(path: str | Path, doc: dict) -> None:

@@ -15,14 +15,14 @@ Readers, each in a subprocess (its stderr lines counted: the decoder's own log):
 - opencv-persist: the same, but going on after a failed read until PERSIST failures in a row;
 - pyav: app.sources' PyAV reader (demux packet by packet, a packet that fails to decode
   is skipped and listed, the decoder's log off).
-Prints a markdown table of frames out of the frames the container declares.
+Prints a markdown table of frames out of the frames the container declares, under the
+stamp line (benchmarks/common.py; no adapter: nothing runs on the GPU).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import struct
 import subprocess
 import sys
@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.common import Bench, table
 
 FLIPS = 800  # random byte flips in 1.6 MB of media data (one per 2 KB): OpenCV stops near 146/300
 ZERO_FRACTION = 0.10  # of the media data, centred
@@ -167,15 +169,15 @@ def measure(path: Path, reader: str) -> dict:
     return {"frames": out.get("frames"), **out, "stderr_lines": len(proc.stderr.splitlines())}
 
 
+HEADER = ["clip", "frames in", *(f"{r} out" for r in READERS), "PyAV: skipped frames listed",
+          "PyAV: concealed", f"stderr lines ({' / '.join(READERS)})",
+          f"ms per frame ({' / '.join(READERS)})"]  # fmt: skip
+
+
 def markdown(rows: list[dict]) -> str:
-    lines = ["| clip | frames in | " + " | ".join(f"{r} out" for r in READERS)
-             + " | PyAV: skipped frames listed | PyAV: concealed | stderr lines ("
-             + " / ".join(READERS) + ") | ms per frame (" + " / ".join(READERS) + ") |",
-             "|---|---:|" + "---:|" * len(READERS) + "---|---:|---|---|"]  # fmt: skip
+    cells = []
     for r in rows:
-        got = " | ".join(
-            "error" if r[k]["frames"] is None else str(r[k]["frames"]) for k in READERS
-        )
+        got = ["error" if r[k]["frames"] is None else str(r[k]["frames"]) for k in READERS]
         err = " / ".join(str(r[k]["stderr_lines"]) for k in READERS)
         ms = " / ".join(f"{1e3 * r[k]['s'] / r[k]['frames']:.2f}" if r[k].get("frames")
                         else "-" for k in READERS)  # fmt: skip
@@ -183,9 +185,8 @@ def markdown(rows: list[dict]) -> str:
         listed = ("file not opened" if py.get("skipped") is None else
                   ", ".join(f"{s['first']}-{s['last']}" if s["count"] > 1 else str(s["first"])
                             for s in py["skipped"]) or "none")  # fmt: skip
-        lines.append(f"| {r['clip']} | {r['frames_in']} | {got} | {listed} | "
-                     f"{py.get('concealed', '-')} | {err} | {ms} |")  # fmt: skip
-    return "\n".join(lines)
+        cells.append([r["clip"], r["frames_in"], *got, listed, py.get("concealed", "-"), err, ms])
+    return "\n".join(table(HEADER, cells, "lr" + "r" * len(READERS) + "lrll"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args.input = str(assets_dir() / "sample.mp4")
     src = Path(args.input)
+    bench = Bench(__spec__.name, argv)
     frames_in = declared_frames(src)
     clips = {"clean": src, **make_damaged(src, Path(args.out), args.seed)}
     rows = []
@@ -214,11 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         row = {"clip": name, "path": str(path), "frames_in": frames_in}
         row.update({r: measure(path, r) for r in READERS})
         rows.append(row)
-    print(markdown(rows))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"seed": args.seed, "rows": rows,
-                                               "load_avg": os.getloadavg()}, indent=1))  # fmt: skip
+    bench.report(markdown(rows), {"seed": args.seed, "rows": rows}, args.json)
     return 0
 
 

@@ -2,8 +2,10 @@
 
 For each effect, the same clip and frame count: ar-demo (this project, on the
 WebGPU adapter, sleep and spin) and MediaPipe 0.10.14's Python solution (its CPU
-path, in a side venv: not a dependency of this project). Prints a markdown table
-and writes JSON.
+path, in a side venv: not a dependency of this project). Prints a markdown table under
+the stamp line (benchmarks/common.py; the adapter: the one a fresh process picks, as
+ar-demo's do) and writes JSON ({"stamp", "rows"}). mediapipe_peer.py runs in that venv,
+without this project: it keeps its own timing loop.
 
 usage: python -m benchmarks.app.mediapipe_compare [--frames 150] [--json out/mp_compare.json]
        [--mp-python PATH]   (default: make /tmp/mediapipe-venv with pip if missing)
@@ -18,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.common import Bench, probe_adapter, table
 from engine.catalog.paths import assets_dir, models_dir
 
 CLIP = assets_dir() / "sample.mp4"
@@ -59,13 +62,16 @@ def run_mediapipe(py: str, effect: str, frames: int, out: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=150)
     ap.add_argument("--json", default="out/mediapipe_compare.json")
     ap.add_argument("--mp-python", default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     py = mediapipe_python(args.mp_python)
+    adapter = probe_adapter()
+    bench = Bench(__spec__.name, argv)
+    bench.adapter = adapter
     rows, tmp = [], Path(tempfile.mkdtemp())
     for effect in MODELS:
         for sync in ("sleep", "spin"):
@@ -77,15 +83,16 @@ def main() -> int:
         rows.append({"effect": effect, "backend": f"mediapipe {m['mediapipe']} (CPU)",
                      "fps": m["fps"], "p50": m["latency_ms"]["p50"],
                      "p90": m["latency_ms"]["p90"], "cpu_per_frame_ms": None})  # fmt: skip
-    print("| effect | backend | FPS | latency p50 ms | p90 ms | CPU ms/frame |")
-    print("|---|---|---:|---:|---:|---:|")
-    for r in rows:
-        cpu = f"{r['cpu_per_frame_ms']:.2f}" if r["cpu_per_frame_ms"] is not None else "-"
-        print(f"| {r['effect']} | {r['backend']} | {r['fps']:.1f} | {r['p50']:.1f} | "
-              f"{r['p90']:.1f} | {cpu} |")  # fmt: skip
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    bench.report(markdown(rows), {"rows": rows}, args.json)
     return 0
+
+
+def markdown(rows: list[dict]) -> str:
+    header = ["effect", "backend", "FPS", "latency p50 ms", "p90 ms", "CPU ms/frame"]
+    cells = [[r["effect"], r["backend"], f"{r['fps']:.1f}", f"{r['p50']:.1f}", f"{r['p90']:.1f}",
+              f"{r['cpu_per_frame_ms']:.2f}" if r["cpu_per_frame_ms"] is not None else "-"]
+             for r in rows]  # fmt: skip
+    return "\n".join(table(header, cells, "llrrrr"))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ wgpu-core registries' kept objects (wgpu_native_counts), the GPU bytes of live b
 and textures, and Python's allocated blocks (sys.getallocatedblocks: growth there is
 Python objects, growth in anonymous memory only is native). The parent prints a markdown
 table (memory start / end, slope in MB/min and KB/frame by least squares over the
-samples after `--warmup` frames, object count growth) and writes the samples as JSON.
+samples after `--warmup` frames, object count growth) under the stamp line
+(benchmarks/common.py; the adapter the children ran on) and writes the samples as JSON.
 Target (issue 14): slope < 1 MB/min.
 A child per effect: each starts from a fresh process, so one effect's memory is not
 counted against the next.
@@ -29,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.common import Bench, adapter_record, table
 
 DEFAULT_MODELS = {
     "face-mesh": ("face_detection_short_range", "face_landmark"),
@@ -82,6 +85,8 @@ def gpu_objects() -> dict:
 
 
 def sample(frame: int, t0: float) -> dict:
+    """The memory and object figures now; `t_s`: seconds since `t0` (a sample's time, not a
+    timed call: the slope is fitted over them)."""
     # Free unreachable cycles first: wgpu objects of garbage made before the run (e.g. an
     # earlier test's engine in the same process) would otherwise be released whenever the
     # collector happens to run and show up as a change between two samples.
@@ -158,7 +163,7 @@ def soak_effect(effect: str, style: str | None, frames: int, every: int,
     finally:
         pipeline.effect.solution.close()
     return {"effect": effect, "style": pipeline.effect.style_name, "frames": frames,
-            "exit": code, "adapter": ctx.name, "loops": source.loops,
+            "exit": code, "adapter": adapter_record(ctx), "loops": source.loops,
             "samples": source.samples}  # fmt: skip
 
 
@@ -204,25 +209,27 @@ def summarize(run: dict, warmup: int) -> dict:
     }  # fmt: skip
 
 
-def markdown(rows: list[dict]) -> str:
-    head = ("| effect | style | frames | min | anon MB start -> warm -> end | slope MB/min | "
-            "KB/frame | RSS MB warm -> end (slope) | Python blocks | wgpu-py objects | "
-            "wgpu-core objects | GPU MB | < 1 MB/min |\n"
-            "|---|---|---:|---:|---|---:|---:|---|---|---|---|---|---|")  # fmt: skip
-    lines = [head]
+HEADER = ["effect", "style", "frames", "min", "anon MB start -> warm -> end", "slope MB/min",
+          "KB/frame", "RSS MB warm -> end (slope)", "Python blocks", "wgpu-py objects",
+          "wgpu-core objects", "GPU MB", "< 1 MB/min"]  # fmt: skip
+
+
+def markdown(rows: list[dict], warmup: int) -> str:
+    cells = []
     for r in rows:
         mb = tuple(f"{b / 2**20:.1f}" for b in r["gpu_bytes"])
-        lines.append(
-            f"| {r['effect']} | {r['style']} | {r['frames']} | {r['minutes']:.1f} | "
-            f"{r['anon_start_mb']:.0f} -> {r['anon_warm_mb']:.1f} -> {r['anon_end_mb']:.1f} | "
-            f"{r['slope_mb_per_min']:.2f} | {r['slope_kb_per_frame']:.2f} | "
-            f"{r['rss_warm_mb']:.0f} -> {r['rss_end_mb']:.0f} ({r['rss_slope_mb_per_min']:.2f}) | "
-            f"{r['py_blocks'][0]} -> {r['py_blocks'][1]} | "
-            f"{r['py_objects'][0]} -> {r['py_objects'][1]} | "
-            f"{r['native_objects'][0]} -> {r['native_objects'][1]} | {mb[0]} -> {mb[1]} | "
-            f"{'yes' if r['ok'] else 'NO'} |"
-        )
-    return "\n".join(lines)
+        cells.append([
+            r["effect"], r["style"], r["frames"], f"{r['minutes']:.1f}",
+            f"{r['anon_start_mb']:.0f} -> {r['anon_warm_mb']:.1f} -> {r['anon_end_mb']:.1f}",
+            f"{r['slope_mb_per_min']:.2f}", f"{r['slope_kb_per_frame']:.2f}",
+            f"{r['rss_warm_mb']:.0f} -> {r['rss_end_mb']:.0f} ({r['rss_slope_mb_per_min']:.2f})",
+            f"{r['py_blocks'][0]} -> {r['py_blocks'][1]}",
+            f"{r['py_objects'][0]} -> {r['py_objects'][1]}",
+            f"{r['native_objects'][0]} -> {r['native_objects'][1]}", f"{mb[0]} -> {mb[1]}",
+            "yes" if r["ok"] else "NO",
+        ])  # fmt: skip
+    return "\n".join([*table(HEADER, cells, "llrrlrrllllll"), "",
+                      f"slope over the samples after frame {warmup}"])  # fmt: skip
 
 
 def _runs(effects: list[str], styles: str) -> list[tuple[str, str | None]]:
@@ -260,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = [e for e in effects if e not in DEFAULT_MODELS]
     if bad:
         p.error(f"unknown effect(s) {', '.join(bad)}; choose from {', '.join(DEFAULT_MODELS)}")
+    bench = Bench(__spec__.name, argv)
     runs, rows = [], []
     for effect, style in _runs(effects, args.styles):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
@@ -275,15 +283,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         run = json.loads(Path(out).read_text())
         os.unlink(out)
+        bench.adapter = run["adapter"]  # the same in every child
         runs.append(run)
         rows.append(summarize(run, args.warmup))
-    print(markdown(rows))
-    print(f"\nload average {os.getloadavg()[0]:.2f} (1 min) at the end; slope over the samples "
-          f"after frame {args.warmup}")  # fmt: skip
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"rows": rows, "runs": runs,
-                                               "load_avg": os.getloadavg()}, indent=1))  # fmt: skip
+    bench.report(markdown(rows, args.warmup), {"rows": rows, "runs": runs}, args.json)
     return 0 if all(r["ok"] for r in rows) else 1
 
 

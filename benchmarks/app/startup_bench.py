@@ -19,7 +19,8 @@ checkout once per ar-demo `--kernels` mode (rows "this/staged", ...); without it
 mode's default (window: staged, headless: optimized).
 Rounds (`--repeat`) interleave the contenders: per effect and round the cold runs of each
 checkout and mode one after the other, then their warm runs; rows are medians.
-Prints a markdown table and the load average; `--json` writes every figure.
+Prints a markdown table under the stamp line (benchmarks/common.py: the load before and
+after; the adapter a fresh process picks, as ar-demo's do); `--json` writes every figure.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ import time
 from pathlib import Path
 
 from app.options import KERNEL_MODES
+from benchmarks.common import ROOT, Bench, probe_adapter, table
 from engine.catalog.manifest import model_path
 from engine.catalog.paths import assets_dir
 
-ROOT = Path(__file__).resolve().parents[2]
 MODELS = {"segmentation": ["selfie_segmentation"],
           "face-mesh": ["face_detection_short_range", "face_landmark"]}  # fmt: skip
 FIGURES = ("window_open", "first_content", "ready", "first_frame", "optimized_kernels")
@@ -108,6 +109,8 @@ def measure(effects: list[str], checkouts: dict[str, Path], repeat: int,
     """Every row `repeat` times, the contenders interleaved: per effect and round, the cold
     runs of each (checkout, mode) one after the other, then their warm runs."""
     runs = []
+    # not interleave(): a run is an ar-demo process whose figures are its own stats and
+    # screenshots, and each warm run must follow the cold run that filled its cache
     xvfb = _xvfb()
     # label -> (checkout, --kernels or None: the app's default), this checkout first
     mine = {f"this/{k}": (checkouts["this"], k) for k in kernels} if kernels else {
@@ -151,20 +154,17 @@ def medians(runs: list[dict]) -> list[dict]:
     return rows
 
 
-def markdown(rows: list[dict]) -> str:
-    def cell(r: dict, k: str) -> str:
-        return f"{r[k]:.1f}" if r.get(k) is not None else "-"
+HEADER = ["effect", "checkout", "mode", "Mesa cache", "runs", "window open",
+          "picture (screenshot)", "first content", "ready", "first frame", "optimized kernels"]  # fmt: skip
+COLUMNS = ("window_open", "picture", "first_content", "ready", "first_frame", "optimized_kernels")
 
-    lines = ["| effect | checkout | mode | Mesa cache | runs | window open | picture (screenshot) | "
-             "first content | ready | first frame | optimized kernels |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
-    for r in rows:
-        lines.append(f"| {r['effect']} | {r['checkout']} | {r['mode']} | {r['cache']} | "
-                     f"{r['runs']} | "
-                     + " | ".join(cell(r, k) for k in ("window_open", "picture", "first_content",
-                                                       "ready", "first_frame", "optimized_kernels"))
-                     + " |")  # fmt: skip
-    return "\n".join(lines)
+
+def markdown(rows: list[dict]) -> str:
+    cells = [[r["effect"], r["checkout"], r["mode"], r["cache"], r["runs"],
+              *(f"{r[k]:.1f}" if r.get(k) is not None else "-" for k in COLUMNS)]
+             for r in rows]  # fmt: skip
+    return "\n".join([*table(HEADER, cells, "llll" + "r" * 7), "",
+                      "seconds since the process started"])  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,14 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     checkouts = {"this": ROOT}
     if args.checkout:
         checkouts["other"] = args.checkout.resolve()
-    load0 = os.getloadavg()
+    adapter = probe_adapter()
+    bench = Bench(__spec__.name, argv)
+    bench.adapter = adapter
     runs = measure(args.effects, checkouts, args.repeat, args.kernels)
     rows = medians(runs)
-    print(markdown(rows))
-    print(f"\nload average before / after: {load0[0]:.2f} / {os.getloadavg()[0]:.2f}; seconds "
-          "since the process started")  # fmt: skip
-    if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "runs": runs}, indent=2) + "\n")
+    bench.report(markdown(rows), {"rows": rows, "runs": runs}, args.json)
     return 0
 
 

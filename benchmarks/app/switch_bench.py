@@ -10,7 +10,8 @@ effect is swapped in. Mesa cache states: warm (the user's cache as it is), empty
 MESA_SHADER_CACHE_DIR: the switch compiles on a scratch device and the display's device
 loads from the cache), disabled (MESA_SHADER_CACHE_DISABLE=true: no scratch device, the
 compiles run in the display's queue thread). Figures: seconds to the swap, frames drawn
-meanwhile, frame time p50 and max meanwhile (ms). Prints a markdown table.
+meanwhile, frame time p50 and max meanwhile (ms). Prints a markdown table under the stamp
+line (benchmarks/common.py; the adapter the processes ran on).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common import ROOT, Bench, adapter_record, table
 from engine.catalog.manifest import model_path
 from engine.catalog.paths import assets_dir
 
-ROOT = Path(__file__).resolve().parents[2]
 CACHES = ("warm", "empty", "disabled")
 
 
@@ -48,6 +49,8 @@ def child(change: dict, models: list[str]) -> dict:
     target = ctx.device.create_texture(size=(640, 480, 1), format="bgra8unorm",
                                        usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
     view, source, times, old = target.create_view(), open_source(clip), [], p.effect
+    # the display's loop as the window runs it, each frame timed while a switch is pending:
+    # a loop that ends on the swap, not a count of timed calls (time_runs)
     t_end, i = time.perf_counter() + 300, 0
     while p.effect is old and time.perf_counter() < t_end:
         frame = source.read()
@@ -66,7 +69,7 @@ def child(change: dict, models: list[str]) -> dict:
     return {"ok": sw["ok"], "seconds": sw["seconds"], "frames_meanwhile": len(times),
             "frame_p50_ms": float(np.median(ms)) if ms.size else None,
             "frame_max_ms": float(ms.max()) if ms.size else None,
-            "longest_gap_ms": sw.get("longest_frame_gap_ms")}  # fmt: skip
+            "longest_gap_ms": sw.get("longest_frame_gap_ms"), "adapter": adapter_record(ctx)}  # fmt: skip
 
 
 def run(change: str, models: list[str], cache: str) -> dict:
@@ -87,17 +90,18 @@ def run(change: str, models: list[str], cache: str) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+HEADER = ["models", "change", "Mesa cache", "swapped after s", "frames drawn meanwhile",
+          "frame p50 ms", "frame max ms"]  # fmt: skip
+
+
 def markdown(rows: list[dict]) -> str:
     def f(v, fmt):
         return "-" if v is None else format(v, fmt)
 
-    lines = ["| models | change | Mesa cache | swapped after s | frames drawn meanwhile | "
-             "frame p50 ms | frame max ms |", "|---|---|---|---:|---:|---:|---:|"]  # fmt: skip
-    for r in rows:
-        lines.append(f"| {'+'.join(r['models'])} | {r['change']} | {r['cache']} | "
-                     f"{f(r['seconds'], '.1f')} | {r['frames_meanwhile']} | "
-                     f"{f(r['frame_p50_ms'], '.0f')} | {f(r['frame_max_ms'], '.0f')} |")  # fmt: skip
-    return "\n".join(lines)
+    cells = [["+".join(r["models"]), r["change"], r["cache"], f(r["seconds"], ".1f"),
+              r["frames_meanwhile"], f(r["frame_p50_ms"], ".0f"), f(r["frame_max_ms"], ".0f")]
+             for r in rows]  # fmt: skip
+    return "\n".join(table(HEADER, cells, "lllrrrr"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,13 +116,13 @@ def main(argv: list[str] | None = None) -> int:
         key, value = args.child.split("=", 1)
         print(json.dumps(child({key: value}, args.model)))
         return 0
-    load0 = os.getloadavg()[0]
-    rows = [{"models": args.model, "change": args.change, "cache": c,
-             **run(args.change, args.model, c)} for c in args.caches]  # fmt: skip
-    print(markdown(rows))
-    print(f"\nload average before / after: {load0:.2f} / {os.getloadavg()[0]:.2f}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    bench = Bench(__spec__.name, argv)
+    rows = []
+    for cache in args.caches:
+        figures = run(args.change, args.model, cache)
+        bench.adapter = figures.pop("adapter")  # the same in every process
+        rows.append({"models": args.model, "change": args.change, "cache": cache, **figures})
+    bench.report(markdown(rows), {"rows": rows}, args.json)
     return 0
 
 

@@ -3,7 +3,8 @@
 - input: tests/data/mediapipe/sample_clip.npz (tests/data/mediapipe/make_reference.py made it
   from MediaPipe's Python solutions) and assets/sample.mp4 (the frames are checked against
   the reference's CRCs: another decoder could give other pixels)
-- output: a markdown table (metric, value, target, pass) and JSON (--json)
+- output: a markdown table (metric, value, target, pass) under the stamp line
+  (benchmarks/common.py) and JSON (--json: the stamp and the metrics)
 - metrics: face detection box IoU (best detection vs the reference's best match) and
   keypoint pixel error; face mesh landmark pixel error (x, y) over every landmark of every
   frame where both see the face; mask IoU at 0.5; frames where presence differs
@@ -14,13 +15,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 import zlib
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.common import Bench, table
 
 REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "data" / "mediapipe" / "sample_clip.npz"
 
@@ -189,34 +191,31 @@ def check_targets(metrics: dict) -> list[tuple[str, float, str, bool]]:
 
 def format_table(metrics: dict) -> str:
     d, m, s = metrics["detection"], metrics["mesh"], metrics["segmentation"]
-    lines = [
-        f"{metrics['frames']} frames vs MediaPipe {metrics['mediapipe_version']}",
-        "",
-        "| solution | metric | median | p95 | p99 / p1 | max / min | frames |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
-    rows = [
+    stats = [
         ("face detection", "box IoU", d["box_iou"], "p1", "min"),
         ("face detection", "keypoint error px (mean of 6)", d["keypoint_px"], "p99", "max"),
         ("face mesh", "landmark error px (all 468)", m["landmark_px"], "p99", "max"),
         ("face mesh", "z error px", m["z_px"], "p99", "max"),
         ("selfie segmentation", "mask IoU (0.5)", s["mask_iou"], "p1", "min"),
     ]
-    for name, metric, st, tail, extreme in rows:
+    rows = []
+    for name, metric, st, tail, extreme in stats:
         if st["n"] == 0:
-            lines.append(f"| {name} | {metric} | - | - | - | - | 0 |")
+            rows.append([name, metric, "-", "-", "-", "-", 0])
             continue
-        lines.append(f"| {name} | {metric} | {st['median']:.4f} | {st['p95']:.4f} | "
-                     f"{st[tail]:.4f} | {st[extreme]:.4f} | {st['n']} |")  # fmt: skip
-    lines.append("")
-    lines.append(f"presence differs: face detection {d['presence_differs']} frames, face mesh "
-                 f"{m['presence_differs']} frames; detection count agrees on "
-                 f"{d['count_agree']:.1%}; face mesh ran the detector on "
-                 f"{m['detector_frames']} frames (tracking on the others)")  # fmt: skip
-    lines += ["", "| target | value | wanted | met |", "|---|---:|---|---|"]
-    for key, value, target, ok in check_targets(metrics):
-        lines.append(f"| {key} | {value:.4f} | {target} | {'yes' if ok else 'NO'} |")
-    return "\n".join(lines)
+        rows.append([name, metric, f"{st['median']:.4f}", f"{st['p95']:.4f}",
+                     f"{st[tail]:.4f}", f"{st[extreme]:.4f}", st["n"]])  # fmt: skip
+    targets = [[key, f"{value:.4f}", target, "yes" if ok else "NO"]
+               for key, value, target, ok in check_targets(metrics)]  # fmt: skip
+    return "\n".join([
+        f"{metrics['frames']} frames vs MediaPipe {metrics['mediapipe_version']}", "",
+        *table(["solution", "metric", "median", "p95", "p99 / p1", "max / min", "frames"], rows,
+               "llrrrrr"), "",
+        f"presence differs: face detection {d['presence_differs']} frames, face mesh "
+        f"{m['presence_differs']} frames; detection count agrees on {d['count_agree']:.1%}; "
+        f"face mesh ran the detector on {m['detector_frames']} frames (tracking on the others)",
+        "", *table(["target", "value", "wanted", "met"], targets, "lrll"),
+    ])  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,13 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     except ClipMismatch as exc:
         print(f"fidelity: {exc}", file=sys.stderr)
         return 2
+    from engine.gpu import shared_context
+
+    bench = Bench(__spec__.name, argv)
+    bench.use(shared_context(args.adapter))  # the context the solutions share
     ours = run_ours(frames, precision=args.precision, storage=args.storage, adapter=args.adapter)
     metrics = compare(ref, ours)
     metrics["options"] = {"precision": args.precision, "storage": args.storage,
                           "adapter": args.adapter, "seconds": ours["seconds"]}  # fmt: skip
-    print(format_table(metrics))
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(metrics, indent=2) + "\n")
+    bench.report(format_table(metrics), metrics, args.json)
     return 0 if all(ok for *_, ok in check_targets(metrics)) else 1
 
 

@@ -5,20 +5,20 @@
 
 Prints a markdown table (outcomes, ModelErrors by stage, mutation kinds) and every failure
 (an exception other than ModelError, a crash, a hang or > 4 GiB resident) with the
-(model, seed, index) that reproduces it. Exit status 1 when any mutant failed or a
-ModelError message is not one line naming the file.
+(model, seed, index) that reproduces it, under the stamp line (benchmarks/common.py; the
+adapter a fresh process picks, as the workers do). Exit status 1 when any mutant failed or
+a ModelError message is not one line naming the file.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
-import time
 import traceback
 from pathlib import Path
 
+from benchmarks.common import Bench, probe_adapter, table, timed
 from benchmarks.fuzz.harness import FAILURES, OUTCOMES, run_fuzz, summary
 
 CORE = ("face_detection_short_range", "selfie_segmentation", "face_landmark")
@@ -59,13 +59,9 @@ def markdown(s: dict, seconds: float, args) -> str:
         f"{s['mutants']} mutants of {', '.join(args.model)} (seed {args.seed}, "
         f"{args.count} each), {seconds:.0f} s on {args.jobs} workers",
         "",
-        "| outcome | mutants |",
-        "|---|---|",
-        *(f"| {k} | {o[k]} |" for k in OUTCOMES),
+        *table(["outcome", "mutants"], [[k, o[k]] for k in OUTCOMES]),
         "",
-        "| ModelError stage | mutants |",
-        "|---|---|",
-        *(f"| {k} | {v} |" for k, v in s["model_error_stages"].items()),
+        *table(["ModelError stage", "mutants"], list(s["model_error_stages"].items())),
         "",
         f"ModelError messages not one line naming the file: {len(s['bad_messages'])}",
     ]
@@ -94,17 +90,17 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.replay:
         return _replay(args.replay, args.seed)
-    t0 = time.perf_counter()
-    results = run_fuzz(_models(args.model), args.count, seed=args.seed, start=args.start,
-                       jobs=args.jobs, batch=args.batch, timeout=args.timeout,
-                       log_path=args.log)  # fmt: skip
+    models = _models(args.model)
+    adapter = probe_adapter()
+    bench = Bench(__spec__.name, argv)
+    bench.adapter = adapter
+    results, ms = timed(lambda: run_fuzz(models, args.count, seed=args.seed, start=args.start,
+                                         jobs=args.jobs, batch=args.batch, timeout=args.timeout,
+                                         log_path=args.log))  # fmt: skip
     s = summary(results)
-    print(markdown(s, time.perf_counter() - t0, args))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        doc = {**s, "args": {k: str(v) for k, v in vars(args).items()},
-               "results": [r.__dict__ for r in results]}  # fmt: skip
-        args.json.write_text(json.dumps(doc, indent=1))
+    doc = {**s, "args": {k: str(v) for k, v in vars(args).items()},
+           "results": [r.__dict__ for r in results]}  # fmt: skip
+    bench.report(markdown(s, ms / 1e3, args), doc, args.json)
     failed = sum(s["outcomes"][k] for k in FAILURES)
     return 1 if failed or s["bad_messages"] else 0
 

@@ -27,13 +27,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from benchmarks.common import ROOT
 from benchmarks.fuzz.mutate import mutant
 
 # Outcomes; the last four fail a fuzz run.
 OUTCOMES = ("runs", "model_error", "escape", "crash", "hang", "memory")
 FAILURES = ("escape", "crash", "hang", "memory")
-# The folder holding the `engine` package this process runs: workers import the same one.
-_ROOT = Path(__file__).resolve().parents[2]
 RSS_LIMIT = 4 << 30  # issue 14: no mutant may take more than 4 GiB resident
 STARTUP_TIMEOUT = 180.0  # imports + device creation on a loaded 2-core machine: 5-20 s seen
 
@@ -75,10 +74,11 @@ class _Child:
     """One worker process over a list of (model, index) items."""
 
     def __init__(self, job: dict, env: dict, log):
+        # cwd: this checkout, so the workers import the engine this process runs
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.fuzz.child"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env,
-            cwd=_ROOT, start_new_session=True,
+            cwd=ROOT, start_new_session=True,
         )  # fmt: skip
         self.proc.stdin.write(json.dumps(job).encode())
         self.proc.stdin.close()

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
 
-from benchmarks.common import Bench, adapter_record, command_line, git_commit, table
+from benchmarks.common import (
+    Bench,
+    adapter_record,
+    command_line,
+    git_commit,
+    probe_adapter,
+    table,
+)
 from engine.tools.bench import load
 
 LAVAPIPE = SimpleNamespace(
@@ -113,3 +121,11 @@ def test_report_without_json_only_prints(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Bench("benchmarks.x", []).report("text", {"rows": []})
     assert capsys.readouterr().out.endswith("\n\ntext\n") and not list(tmp_path.iterdir())
+
+
+def test_probe_adapter_names_the_adapter_a_fresh_process_picks():
+    from tests.helpers.gpu import gpu_context
+
+    ctx = gpu_context()  # skips without an adapter
+    assert probe_adapter() == adapter_record(ctx)
+    assert probe_adapter({**os.environ, "ENGINE_ADAPTER": "no-such-adapter"}) is None
