@@ -7,7 +7,9 @@
 
 Run them as modules (`python -m`), from the repository root: the subfolders are named
 after the packages they measure, and a file run by path would put them on sys.path.
-The timing, load gate, interleaving and report code they share is engine-bench's own
-(engine/tools/bench/), which ships; benchmarks/common.py holds what only the harnesses
-share. Nothing under engine/ or app/ imports this package (import-linter contract).
+Every script runs on one harness, benchmarks/common.py: a Bench stamps its report
+(command, date, commit, adapter, machine, the load gate around the work) and prints its
+tables under that line and writes its JSON with it; timing, interleaving, the load gate
+and the markdown table are engine-bench's own (engine/tools/bench/, which ships), used
+through it. Nothing under engine/ or app/ imports this package (import-linter contract).
 """

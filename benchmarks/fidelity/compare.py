@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import Bench, table
+from benchmarks.common import ROOT, Bench, table
 
-REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "data" / "mediapipe" / "sample_clip.npz"
+REFERENCE = ROOT / "tests" / "data" / "mediapipe" / "sample_clip.npz"
 
 # the targets: (metric, comparison, threshold)
 TARGETS = (
