@@ -18,6 +18,8 @@ written with the stamp under "stamp". The stamp says what ran where and how busy
     rows = measure(...)
     bench.report(markdown(rows), {"rows": rows}, args.json)   # load after; print; JSON
 
+    bench = Bench(__spec__.name, argv, adapter=probe_adapter())   # work in ar-demo processes
+
 `module` is the script's `__spec__.name`: its dotted name under `python -m` too, where
 `__name__` is "__main__". Timing and alternation are engine-bench's own, re-exported here
 with its markdown table so that a script imports its harness from one place: `timed` and
@@ -99,12 +101,14 @@ def write_json(path: str | Path, doc: dict) -> None:
 class Bench:
     """One run of a benchmark script: its stamp, and the load gate around its work."""
 
-    def __init__(self, module: str, argv: list[str] | None = None,
+    def __init__(self, module: str, argv: list[str] | None = None, adapter: dict | None = None,
                  max_load: float = MAX_LOAD_PER_CPU):  # fmt: skip
+        """`adapter`: an adapter_record from elsewhere (a child, probe_adapter()), which
+        may also be set later; `use(ctx)` records this process's."""
         self.command = command_line(module, argv)
         self.date = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
         self.commit, self.dirty = git_commit()
-        self.adapter: dict | None = None  # a child process's adapter_record may be set here
+        self.adapter = adapter
         self.gate = LoadGate.check(max_load)
         self._ctx = None
         self._stamp: dict | None = None

@@ -69,9 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mp-python", default=None)
     args = ap.parse_args(argv)
     py = mediapipe_python(args.mp_python)
-    adapter = probe_adapter()
-    bench = Bench(__spec__.name, argv)
-    bench.adapter = adapter
+    bench = Bench(__spec__.name, argv, adapter=probe_adapter())  # probed before the gate
     rows, tmp = [], Path(tempfile.mkdtemp())
     for effect in MODELS:
         for sync in ("sleep", "spin"):

@@ -181,9 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     checkouts = {"this": ROOT}
     if args.checkout:
         checkouts["other"] = args.checkout.resolve()
-    adapter = probe_adapter()
-    bench = Bench(__spec__.name, argv)
-    bench.adapter = adapter
+    bench = Bench(__spec__.name, argv, adapter=probe_adapter())  # probed before the gate
     runs = measure(args.effects, checkouts, args.repeat, args.kernels)
     rows = medians(runs)
     bench.report(markdown(rows), {"rows": rows, "runs": runs}, args.json)

@@ -91,9 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         return _replay(args.replay, args.seed)
     models = _models(args.model)
-    adapter = probe_adapter()
-    bench = Bench(__spec__.name, argv)
-    bench.adapter = adapter
+    bench = Bench(__spec__.name, argv, adapter=probe_adapter())  # probed before the gate
     results, ms = timed(lambda: run_fuzz(models, args.count, seed=args.seed, start=args.start,
                                          jobs=args.jobs, batch=args.batch, timeout=args.timeout,
                                          log_path=args.log))  # fmt: skip

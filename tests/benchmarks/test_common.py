@@ -96,9 +96,11 @@ def test_adapter_name_backend_and_class():
     s = bench.stamp()
     assert s["adapter"]["class"] == "llvmpipe" and s["machine"]["adapter"] == LAVAPIPE.name
     assert "adapter: llvmpipe (LLVM 15.0.7, 256 bits) (Vulkan, llvmpipe);" in bench.header()
-    other = Bench("benchmarks.x", [])
-    other.adapter = {"name": "NVIDIA H100", "backend": "Vulkan", "class": "gpu"}  # a child's
-    assert "adapter: NVIDIA H100 (Vulkan, gpu);" in other.header()
+    h100 = {"name": "NVIDIA H100", "backend": "Vulkan", "class": "gpu"}  # a child's record
+    assert "adapter: NVIDIA H100 (Vulkan, gpu);" in Bench("benchmarks.x", [], h100).header()
+    later = Bench("benchmarks.x", [])
+    later.adapter = h100  # sent back by a child after the Bench started
+    assert later.stamp()["adapter"] == h100
 
 
 def test_report_prints_the_stamp_line_then_the_table_and_writes_the_json(loads, tmp_path,
