@@ -133,7 +133,7 @@ class GpuLandmarks:
     args: np.ndarray  # DrawIndirect (vertex_count, instance_count, 0, 0)
 
 
-def _pick_outputs(engine) -> tuple[str, str]:
+def landmark_outputs(engine) -> tuple[str, str]:
     """(landmarks, flag) among an engine's outputs: the largest and a 1-element one."""
     g = engine.graph
     outs = [(g.tensors[t].name, int(np.prod(g.tensors[t].shape))) for t in g.outputs]
@@ -166,7 +166,7 @@ class LandmarkProjector:
     ):
         import wgpu
 
-        lm_name, flag_name = names or _pick_outputs(engine)
+        lm_name, flag_name = names or landmark_outputs(engine)
         lm, flag = engine.tensor_layout(lm_name), engine.tensor_layout(flag_name)
         b, h, w, c = lm.phwc4
         if b * h * w != 1 or c % dims:

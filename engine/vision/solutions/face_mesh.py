@@ -4,7 +4,8 @@
 - output: `FaceMeshResult`: the face's 468 landmarks (pixels and normalised, z), its
   presence score and ROI, and the detections when the detector ran
 - options: static_image_mode / running_mode ("image": detect on every frame), max_num_faces
-  (1), refine_landmarks (False: the attention model is not supported),
+  (1; more: the CPU-decided path below), refine_landmarks (False: the attention model is
+  not supported yet),
   min_detection_confidence (0.5), min_tracking_confidence (0.5: the face flag's
   threshold), and base.py's
 - semantics: MediaPipe's face_landmark_front_cpu graph, one face: the ROI is the previous
@@ -14,6 +15,13 @@
 - GPU: `process()` reads the face flag back each frame and skips the detector while
   tracking, as MediaPipe; `steps()` (GPU-resident, nothing read back) records the detector
   every frame and lets the GPU choose the ROI (the same results, the detector's cost kept)
+- several faces (max_num_faces > 1): face_landmark_front_cpu's multi-face loop, as Hands
+  does it: the detector runs while fewer than max_num_faces faces are tracked, its best
+  max_num_faces detections' ROIs and the tracked ROIs are associated (a tracked face wins
+  over a detection it overlaps), face_landmark runs on every ROI in one submit
+  (engine/vision/roi_model.py), each kept face's next ROI comes from its landmarks; the
+  ROIs are decided on the CPU from what is read back, so `steps()` / output="gpu" are for
+  one face only
 - usage:
     with FaceMesh() as fm:
         for i, rgb in enumerate(frames):
@@ -23,13 +31,20 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine.vision.landmarks import LandmarkProjector
+from engine.vision.landmarks import (
+    LandmarkProjector,
+    crop_landmarks,
+    landmark_outputs,
+    project_to_frame,
+)
 from engine.vision.preprocess import Preprocessor
-from engine.vision.roi import DetectionRoi, Rect
+from engine.vision.roi import FACE_MESH_ROI, DetectionRoi, Rect, roi_from_detection
+from engine.vision.roi_model import RoiModel
 from engine.vision.solutions.base import Solution, Step
 from engine.vision.solutions.face_detector import (
     DETECTOR_MODEL,
@@ -38,7 +53,7 @@ from engine.vision.solutions.face_detector import (
     input_name,
 )
 from engine.vision.solutions.results import FaceLandmarks, FaceMeshResult
-from engine.vision.tracking import RoiTracker
+from engine.vision.tracking import RoiTracker, associate_rects, roi_from_landmarks
 
 LANDMARK_MODEL = "face_landmark"
 VALUE_RANGE = (0.0, 1.0)  # face_landmark_cpu.pbtxt: output_tensor_float_range
@@ -71,8 +86,8 @@ class FaceMesh(Solution):
                  max_num_faces: int = 1, refine_landmarks: bool = False,
                  min_detection_confidence: float = 0.5, min_tracking_confidence: float = 0.5,
                  max_detections: int = 16, **options):  # fmt: skip
-        if max_num_faces != 1:
-            raise ValueError("max_num_faces: only 1 face is tracked")
+        if max_num_faces < 1:
+            raise ValueError(f"max_num_faces must be at least 1, not {max_num_faces}")
         if refine_landmarks:
             raise ValueError("refine_landmarks: the attention model is not supported")
         if static_image_mode is not None:
@@ -97,6 +112,14 @@ class FaceMesh(Solution):
         self.readback.add("points", p.points)
         self.readback.add("roi", self.tracker.buffer)
         self.detector.add_readback(self.readback)
+        self.max_num_faces, self.min_tracking_confidence = max_num_faces, min_tracking_confidence
+        self.crops = None
+        if max_num_faces > 1:
+            if self.output != "numpy":
+                raise ValueError("output='gpu' tracks one face: max_num_faces=1")
+            self.crops = RoiModel(lm, VALUE_RANGE, BORDER, keep_aspect=False, sync=self.sync)
+            self.lm_names = landmark_outputs(lm)
+        self._tracked: list[Rect] = []  # several faces: the next frame's ROIs
 
     @property
     def gpu(self) -> FaceMeshGpu:
@@ -113,6 +136,7 @@ class FaceMesh(Solution):
     def _forget(self) -> None:
         self.tracker.reset()
         self._present = False
+        self._tracked = []
 
     def _configure(self, frame_size) -> None:
         self.detector.configure(frame_size)
@@ -144,6 +168,51 @@ class FaceMesh(Solution):
             ("postprocess", project),
         ]
 
+    # --- several faces: ROIs decided on the CPU -------------------------------------------
+    def _process(self, frame, timestamp_ms):
+        if self.crops is None:
+            return super()._process(frame, timestamp_ms)
+        view, size = self.frames(frame)
+        self.prepare(size)
+        tracked = self._tracked if self.tracking else []
+        detections, detected_rects = None, []
+        if len(tracked) < self.max_num_faces:
+            detections = self._detect(view)
+            detected_rects = [roi_from_detection(d.box, d.keypoints, size, FACE_MESH_ROI)
+                              for d in detections[: self.max_num_faces]]  # fmt: skip
+        rois = associate_rects(detected_rects, tracked)
+        faces = []
+        for (stream, rect), (out, _) in zip(rois, self.crops.run(view, size, [r for _, r in rois]),
+                                            strict=True):  # fmt: skip
+            face = self._face_from(out, rect, size, tracked=stream == 1)
+            if face is not None:
+                faces.append(face)
+        if self.tracking:
+            self._tracked = [roi_from_landmarks(f.landmarks_px, size) for f in faces]
+        return FaceMeshResult(tuple(faces), detections, size, timestamp_ms)
+
+    def _detect(self, view):
+        encoder = self.device.create_command_encoder()
+        for _, encode in self.detector.steps(view):
+            encode(encoder)
+        self.readback.encode(encoder, names=("det_status", "det_records"))
+        self.device.queue.submit([encoder.finish()])
+        return self.detector.parse(self.readback.read())
+
+    def _face_from(self, out, rect: Rect, size, tracked: bool) -> FaceLandmarks | None:
+        lm_name, flag_name = self.lm_names
+        presence = 1.0 / (1.0 + math.exp(-float(out[flag_name].reshape(-1)[0])))
+        if not presence > self.min_tracking_confidence:  # ThresholdingCalculator: strict
+            return None
+        lm = project_to_frame(crop_landmarks(out[lm_name], self.crops.size), rect)
+        fw, fh = size
+        return FaceLandmarks(landmarks=lm, landmarks_px=lm * (fw, fh, fw), presence=presence,
+                             roi=rect, tracked=tracked)  # fmt: skip
+
+    @property
+    def readback_maps(self) -> int:
+        return self.readback.maps + (self.crops.readback.maps if self.crops else 0)
+
     def _encode_readback(self, encoder) -> None:
         names = None if self._ran_detector else ("status", "points", "roi")
         self.readback.encode(encoder, names)
@@ -174,7 +243,13 @@ class FaceMesh(Solution):
     def _gpu_result(self, timestamp_ms) -> FaceMeshResult:
         return FaceMeshResult(None, None, self.frame_size, timestamp_ms, gpu=self.gpu)
 
+    def close(self) -> None:
+        if not self._closed and self.crops is not None:
+            self.crops.destroy()
+        super().close()
+
     def _owned_buffers(self) -> list:
         p, t = self.projector, self.tracker
+        crops = self.crops.owned_buffers() if self.crops is not None else []
         return [*self.detector.owned_buffers(), self.lm_pre.roi, self.detection_roi.buffer,
-                t.buffer, t.track, p.points, p.args, p.status]  # fmt: skip
+                t.buffer, t.track, p.points, p.args, p.status, *crops]  # fmt: skip
