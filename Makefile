@@ -25,7 +25,7 @@ help:
 	@echo "make setup      system packages (mesa-vulkan-drivers, xvfb) via scripts/setup_system.sh"
 	@echo "make venv       $(VENV) with the project installed editable, extras [$(EXTRAS)]"
 	@echo "make models     fetch + checksum the .tflite files (engine-fetch models)"
-	@echo "make assets     make assets/astronaut.png and assets/sample.mp4 (engine-fetch samples)"
+	@echo "make assets     make assets/astronaut.png, sample.mp4, people.mp4 (engine-fetch samples)"
 	@echo "make lint       ruff check + ruff format --check + import-linter layer contracts"
 	@echo "make format     ruff format + ruff check --fix"
 	@echo "make docs       the documentation site with its API reference -> site/ (mkdocs --strict)"
@@ -94,4 +94,4 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) models/.cache assets/.cache
-	rm -f models/*.tflite assets/astronaut.png assets/sample.mp4
+	rm -f models/*.tflite assets/astronaut.png assets/sample.mp4 assets/people.mp4

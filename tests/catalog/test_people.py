@@ -1,0 +1,94 @@
+"""engine/catalog/people.py: the shot table, the camera, the checksums, the clip itself."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+
+import numpy as np
+import pytest
+
+from engine.catalog import people
+from engine.catalog.samples import SampleError, count_frames
+
+MEMBERS = {name for p in people.PACKAGES for name in p.members}
+
+
+def test_shots_fill_the_clip_from_known_sources():
+    assert people.shot_starts()[-1] == people.FRAMES
+    assert len(people.SHOTS) >= 5  # cuts between them
+    for shot in people.SHOTS:
+        assert shot.source in MEMBERS and shot.count > 1
+        if shot.end is None:  # a video: a first frame, maybe a window
+            assert isinstance(shot.start, int) and shot.start >= 0
+        else:  # a still: the camera moves from one window to another
+            assert len(shot.start) == len(shot.end) == 3 and shot.window is None
+
+
+def test_packages_are_pinned_wheels():
+    for p in people.PACKAGES:
+        name, version = p.requirement.split("==")
+        assert p.wheel.startswith(f"{name.replace('-', '_')}-{version}-")
+        assert p.wheel.endswith("-none-any.whl")  # pure: one file for every platform
+        for _, sha in [(p.wheel, p.sha256), *p.members.values()]:
+            assert len(sha) == 64 and int(sha, 16) >= 0
+
+
+def test_view_centres_the_window():
+    image = np.zeros((300, 400, 3), np.uint8)
+    image[150, 200] = 255  # a dot at the window's centre
+    frame = people.view(image, (200.5, 150.5, 64))  # 10x magnification around it
+    ys, xs = np.nonzero(frame[:, :, 0] > 128)
+    assert abs(xs.mean() - 319.5) < 1 and abs(ys.mean() - 239.5) < 1
+    corner = people.view(image, (0, 0, 640))  # outside the photograph: black
+    assert corner.shape == (480, 640, 3) and not corner[:200, :300].any()
+
+
+def test_still_frames_go_from_start_to_end_window():
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 255, (600, 800, 3), dtype=np.uint8)
+    shot = people.Shot("t1", 5, (300, 300, 400), (500, 300, 320))
+    frames = list(people.still_frames(image, shot))
+    assert len(frames) == 5
+    assert np.array_equal(frames[0], people.view(image, shot.start))
+    assert np.array_equal(frames[-1], people.view(image, shot.end))
+
+
+def _fake_wheel(tmp_path, member_data: bytes):
+    wheel = tmp_path / "fake-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("fake/data/clip.bin", member_data)
+    return wheel
+
+
+def test_sources_check_the_wheel_and_its_members(tmp_path, monkeypatch):
+    wheel = _fake_wheel(tmp_path, b"frames")
+    good = hashlib.sha256(b"frames").hexdigest()
+    package = people.Package("fake==1.0", wheel.name, hashlib.sha256(wheel.read_bytes()).hexdigest(),
+                             {"clip": ("fake/data/clip.bin", good)}, "none")  # fmt: skip
+    monkeypatch.setattr(people, "PACKAGES", (package,))
+    assert people.sources(tmp_path) == {"clip": b"frames"}
+    bad = people.Package(package.requirement, package.wheel, package.sha256,
+                         {"clip": ("fake/data/clip.bin", "0" * 64)}, "none")  # fmt: skip
+    monkeypatch.setattr(people, "PACKAGES", (bad,))
+    with pytest.raises(SampleError, match="clip.bin in fake-1.0"):
+        people.sources(tmp_path)
+
+
+def _cached_wheels():
+    cache = people.default_cache()
+    missing = [p.wheel for p in people.PACKAGES if not (cache / p.wheel).is_file()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not in {cache}: run `make assets`")
+
+
+def test_make_people_small_clip(tmp_path, capsys):
+    _cached_wheels()
+    people.make(out=tmp_path, frames=8)
+    clip = tmp_path / people.CLIP
+    assert count_frames(clip) == (8, people.SIZE)
+    first = clip.read_bytes()
+    people.make(out=tmp_path, frames=8)
+    assert "nothing to do" in capsys.readouterr().out
+    people.make(out=tmp_path, frames=8, force=True)
+    assert clip.read_bytes() == first  # the same bytes again
