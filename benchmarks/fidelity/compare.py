@@ -24,7 +24,10 @@ import numpy as np
 
 from benchmarks.common import ROOT, Bench, table
 
-REFERENCE = ROOT / "tests" / "data" / "mediapipe" / "sample_clip.npz"
+DATA = ROOT / "tests" / "data" / "mediapipe"
+REFERENCE = DATA / "sample_clip.npz"
+# Hands, Pose, Holistic, several faces on assets/people.mp4 (make_reference.py says what)
+PEOPLE_REFERENCE = DATA / "people_clip.npz"
 
 # the targets: (metric, comparison, threshold)
 TARGETS = (

@@ -1,15 +1,20 @@
-"""engine/catalog/people.py: the shot table, the camera, the checksums, the clip itself."""
+"""engine/catalog/people.py: the shot table, the camera, the checksums, the clip and its
+reference (the frames MediaPipe saw, the arrays whole)."""
 
 from __future__ import annotations
 
 import hashlib
 import zipfile
+import zlib
 
+import cv2
 import numpy as np
 import pytest
 
+from benchmarks.fidelity.compare import PEOPLE_REFERENCE, load_reference
 from engine.catalog import people
 from engine.catalog.samples import SampleError, count_frames
+from tests.helpers.files import ASSETS_DIR
 
 MEMBERS = {name for p in people.PACKAGES for name in p.members}
 
@@ -92,3 +97,46 @@ def test_make_people_small_clip(tmp_path, capsys):
     assert "nothing to do" in capsys.readouterr().out
     people.make(out=tmp_path, frames=8, force=True)
     assert clip.read_bytes() == first  # the same bytes again
+
+
+def _frame_crcs(path) -> list[int]:
+    cap = cv2.VideoCapture(str(path))
+    crcs = []
+    while True:
+        ok, bgr = cap.read()
+        if not ok:
+            break
+        crcs.append(zlib.crc32(np.ascontiguousarray(bgr).tobytes()))
+    cap.release()
+    return crcs
+
+
+def test_people_clip_is_the_references_clip():
+    """The clip made here decodes to the frames MediaPipe's reference saw (its CRCs)."""
+    clip = ASSETS_DIR / people.CLIP
+    if not clip.is_file():
+        pytest.skip(f"{clip} missing: run `make assets`")
+    assert count_frames(clip) == (people.FRAMES, people.SIZE)
+    if hashlib.sha256(clip.read_bytes()).hexdigest() != people.CLIP_SHA256:
+        pytest.skip(f"{clip} differs from the references' clip (another PyAV or OpenCV)")
+    assert _frame_crcs(clip) == load_reference(PEOPLE_REFERENCE)["frame_crc32"].tolist()
+
+
+def test_people_reference_is_whole():
+    """Each solution's per-frame counts agree with its per-result arrays."""
+    ref = load_reference(PEOPLE_REFERENCE)
+    frames = len(ref["frame_crc32"])
+    assert frames == people.FRAMES and ref["size"].tolist() == list(people.SIZE)
+    for k in ("hands1", "hands0", "fm", "fmr", "fd0", "fd1"):
+        count, at = ref[f"{k}_count"], ref[f"{k}_frame"]
+        assert count.shape == (frames,) and np.array_equal(np.bincount(at, minlength=frames), count)
+        per_result = [n for n in ref if n.startswith(f"{k}_") and n not in (f"{k}_count",)]
+        assert all(len(ref[n]) == len(at) for n in per_result), k
+    for k in ("pose", "ho_pose", "ho_face", "ho_left", "ho_right"):
+        assert ref[f"{k}_present"].sum() == len(ref[f"{k}_landmarks"]), k
+    for k in ("pose", "ho"):
+        n = ref[f"{k}_mask_present"].sum()
+        assert len(ref[f"{k}_mask_bits"]) == len(ref[f"{k}_mask_q"]) == n, k
+    assert len(ref["pose_world"]) == len(ref["pose_landmarks"])
+    assert set(np.unique(ref["hands1_label"])) <= {0, 1}
+    assert all(np.isfinite(ref[n]).all() for n in ref if ref[n].dtype == np.float32)

@@ -1,12 +1,15 @@
-"""MediaPipe 0.10.14's own Python solutions on the sample clip: the fidelity reference.
+"""MediaPipe 0.10.14's own Python solutions on the sample clips: the fidelity references.
 
-- input: assets/sample.mp4 (engine/catalog/samples.py: 300 frames, 640x480)
+- input: assets/sample.mp4 (engine/catalog/samples.py: 300 frames, 640x480) and
+  assets/people.mp4 (engine/catalog/people.py: 300 frames, 640x480)
 - output: tests/data/mediapipe/sample_clip.npz (about 2 MB), the arrays below, and
   image_to_tensor.npz: MediaPipe's ImageToTensorCalculator's own tensors for the cases
-  in TENSOR_CASES (the clip's first frame), as 8-bit levels
+  in TENSOR_CASES (the clip's first frame), as 8-bit levels; people_clip.npz (about 5 MB)
+  and, printed, how many results each solution had in each of its shots
 - runs: in a side venv with mediapipe==0.10.14 (made like benchmarks/app/mediapipe_compare.py
   makes its own, or given with --mp-python); MediaPipe is never a dependency of this project
-- usage: python -m tests.data.mediapipe.make_reference [--frames 300] [--mp-python PATH]
+- usage: python -m tests.data.mediapipe.make_reference [--only sample|people] [--frames 300]
+  [--mp-python PATH]
 
 The solutions, as a MediaPipe user calls them, one frame at a time in clip order (RGB):
 - mp.solutions.face_detection.FaceDetection(model_selection=0): every detection;
@@ -21,6 +24,32 @@ Arrays (coordinates normalised by the frame size, as MediaPipe reports them; flo
   fd_keypoints [D, 6, 2];
 - fm_present [F] bool; fm_landmarks [P, 468, 3] for the frames with a face, in order;
 - ss_mask_bits [F, H * W / 8] (np.packbits of mask > 0.5, row-major), ss_mask_mean [F].
+
+The people clip (assets/people.mp4, engine/catalog/people.py: real footage in shots with
+cuts) -> people_clip.npz, for the solutions the sample clip lacks, each run as on a video (one
+instance, every frame in clip order; the Python API stamps frames 33333 us apart, i.e. the
+clip's 30 fps):
+- hands1 / hands0: Hands(static_image_mode=False, max_num_hands=2, model_complexity=1 / 0);
+- pose: Pose(static_image_mode=False, model_complexity=1, smooth_landmarks=True,
+  enable_segmentation=True);
+- fm / fmr: FaceMesh(static_image_mode=False, max_num_faces=2, refine_landmarks=False / True);
+- fd0 / fd1: FaceDetection(model_selection=0 / 1);
+- ho: Holistic(static_image_mode=False, model_complexity=1, smooth_landmarks=True,
+  enable_segmentation=True, refine_face_landmarks=False).
+Other options at their defaults (confidences 0.5). Arrays, besides frame_crc32, size and
+mediapipe_version as above (`people_schema` has every name, dtype and shape):
+- several results a frame (K = hands1, hands0, fm, fmr, fd0, fd1): K_count [F] (MediaPipe
+  may return more than max_num_*: tracked and new ones), K_frame [N] (each result's frame,
+  in order), then per result: hands K_landmarks [N, 21, 3], K_world [N, 21, 3] (metres),
+  K_label [N] (0 "Left", 1 "Right": MediaPipe's handedness), K_score [N]; face mesh
+  K_landmarks [N, 468 or 478, 3]; face detection K_score, K_box, K_keypoints as fd_* above;
+- at most one a frame (K = pose, ho_pose, ho_face, ho_left, ho_right): K_present [F], then
+  over the frames with one, in order, K_landmarks: pose [., 33, 4] (x, y, z, visibility;
+  0.10.14 leaves `presence` unset), face [., 468, 3], hands [., 21, 3]; pose_world and
+  ho_pose_world [., 33, 3] (metres);
+- masks (K = pose, ho): K_mask_present [F], then K_mask_bits [M, H * W / 8] (np.packbits of
+  mask > 0.5) and K_mask_q [M, H / 8, W / 8] (the float mask area-averaged to an eighth,
+  0..255: its soft values, for the segmentation smoothing).
 """
 
 from __future__ import annotations
@@ -33,6 +62,7 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent  # tests/data/mediapipe
 OUT = DATA / "sample_clip.npz"
 TENSORS_OUT = DATA / "image_to_tensor.npz"
+PEOPLE_OUT = DATA / "people_clip.npz"
 
 # ImageToTensorCalculator cases on the clip's first frame: name -> (tensor w, h, keep aspect,
 # range lo, hi, border, ROI (x centre, y centre, width, height, rotation) normalised or None)
@@ -107,6 +137,141 @@ def worker(clip: str, out: str, frames: int) -> None:
     print(f"{len(crc)} frames -> {out}")
 
 
+def people_schema(w: int, h: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Every array of people_clip.npz but the three shared ones: name -> (dtype, shape of one
+    entry); arrays with no entry (nothing detected) are stored empty with that shape."""
+    schema = {}
+    for k in ("hands1", "hands0"):
+        schema |= {f"{k}_count": ("int32", ()), f"{k}_frame": ("int32", ()),
+                   f"{k}_landmarks": ("float32", (21, 3)), f"{k}_world": ("float32", (21, 3)),
+                   f"{k}_label": ("uint8", ()), f"{k}_score": ("float32", ())}  # fmt: skip
+    for k, n in (("fm", 468), ("fmr", 478)):
+        schema |= {f"{k}_count": ("int32", ()), f"{k}_frame": ("int32", ()),
+                   f"{k}_landmarks": ("float32", (n, 3))}  # fmt: skip
+    for k in ("fd0", "fd1"):
+        schema |= {f"{k}_count": ("int32", ()), f"{k}_frame": ("int32", ()),
+                   f"{k}_score": ("float32", ()), f"{k}_box": ("float32", (4,)),
+                   f"{k}_keypoints": ("float32", (6, 2))}  # fmt: skip
+    for k, shape in (("pose", (33, 4)), ("ho_pose", (33, 4)), ("ho_face", (468, 3)),
+                     ("ho_left", (21, 3)), ("ho_right", (21, 3))):  # fmt: skip
+        schema |= {f"{k}_present": ("bool", ()), f"{k}_landmarks": ("float32", shape)}
+    schema |= {"pose_world": ("float32", (33, 3)), "ho_pose_world": ("float32", (33, 3))}
+    for k in ("pose", "ho"):
+        schema |= {f"{k}_mask_present": ("bool", ()), f"{k}_mask_bits": ("uint8", (w * h // 8,)),
+                   f"{k}_mask_q": ("uint8", (h // 8, w // 8))}  # fmt: skip
+    return schema
+
+
+def people_worker(clip: str, out: str, frames: int) -> None:
+    """Runs inside the MediaPipe venv: the people clip through every solution of the module
+    docstring, one instance each, frames in clip order (imports nothing of this project)."""
+    import time
+    import zlib
+
+    import cv2
+    import mediapipe as mp
+    import numpy as np
+
+    s = mp.solutions
+    video = {"static_image_mode": False}
+    solutions = {
+        "hands1": s.hands.Hands(**video, max_num_hands=2, model_complexity=1),
+        "hands0": s.hands.Hands(**video, max_num_hands=2, model_complexity=0),
+        "pose": s.pose.Pose(**video, model_complexity=1, smooth_landmarks=True,
+                            enable_segmentation=True),
+        "fm": s.face_mesh.FaceMesh(**video, max_num_faces=2, refine_landmarks=False),
+        "fmr": s.face_mesh.FaceMesh(**video, max_num_faces=2, refine_landmarks=True),
+        "fd0": s.face_detection.FaceDetection(model_selection=0),
+        "fd1": s.face_detection.FaceDetection(model_selection=1),
+        "ho": s.holistic.Holistic(**video, model_complexity=1, smooth_landmarks=True,
+                                  enable_segmentation=True, refine_face_landmarks=False),
+    }  # fmt: skip
+    rec: dict[str, list] = {}
+    seconds = dict.fromkeys(solutions, 0.0)
+
+    def add(key, value):
+        rec.setdefault(key, []).append(value)
+
+    def xyz(lms):
+        return [[p.x, p.y, p.z] for p in lms.landmark]
+
+    def xyzv(lms):  # 0.10.14 leaves `presence` unset on every pose landmark: not stored
+        return [[p.x, p.y, p.z, p.visibility] for p in lms.landmark]
+
+    def one(key, lms, fields):  # at most one result a frame: K_present, K_landmarks
+        add(f"{key}_present", lms is not None)
+        if lms is not None:
+            add(f"{key}_landmarks", fields(lms))
+
+    def mask(key, m):
+        add(f"{key}_mask_present", m is not None)
+        if m is not None:
+            add(f"{key}_mask_bits", np.packbits((m > 0.5).reshape(-1)))
+            q = cv2.resize(m, (m.shape[1] // 8, m.shape[0] // 8), interpolation=cv2.INTER_AREA)
+            add(f"{key}_mask_q", np.rint(np.clip(q, 0.0, 1.0) * 255).astype(np.uint8))
+
+    cap = cv2.VideoCapture(clip)
+    crc, size = [], None
+    while len(crc) < frames:
+        ok, bgr = cap.read()
+        if not ok:
+            break
+        i = len(crc)
+        size = (bgr.shape[1], bgr.shape[0])
+        crc.append(zlib.crc32(np.ascontiguousarray(bgr).tobytes()))
+        rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+        res = {}
+        for key, solution in solutions.items():
+            t0 = time.perf_counter()
+            res[key] = solution.process(rgb)
+            seconds[key] += time.perf_counter() - t0
+        for key in ("hands1", "hands0"):
+            r = res[key]
+            hands = list(zip(r.multi_hand_landmarks or [], r.multi_hand_world_landmarks or [],
+                             r.multi_handedness or [], strict=True))  # fmt: skip
+            add(f"{key}_count", len(hands))
+            for lms, world, handed in hands:
+                add(f"{key}_frame", i)
+                add(f"{key}_landmarks", xyz(lms))
+                add(f"{key}_world", xyz(world))
+                add(f"{key}_label", ["Left", "Right"].index(handed.classification[0].label))
+                add(f"{key}_score", handed.classification[0].score)
+        for key in ("pose", "ho"):
+            r = res[key]
+            one(f"{key}_pose" if key == "ho" else key, r.pose_landmarks, xyzv)
+            if r.pose_landmarks is not None:
+                add(f"{key}_pose_world" if key == "ho" else "pose_world",
+                    xyz(r.pose_world_landmarks))  # fmt: skip
+            mask(key, r.segmentation_mask)
+        for key in ("fm", "fmr"):
+            faces = res[key].multi_face_landmarks or []
+            add(f"{key}_count", len(faces))
+            for lms in faces:
+                add(f"{key}_frame", i)
+                add(f"{key}_landmarks", xyz(lms))
+        for key in ("fd0", "fd1"):
+            dets = res[key].detections or []
+            add(f"{key}_count", len(dets))
+            for d in dets:
+                b = d.location_data.relative_bounding_box
+                add(f"{key}_frame", i)
+                add(f"{key}_score", d.score[0])
+                add(f"{key}_box", [b.xmin, b.ymin, b.xmin + b.width, b.ymin + b.height])
+                add(f"{key}_keypoints", [[k.x, k.y] for k in d.location_data.relative_keypoints])
+        one("ho_face", res["ho"].face_landmarks, xyz)
+        one("ho_left", res["ho"].left_hand_landmarks, xyz)
+        one("ho_right", res["ho"].right_hand_landmarks, xyz)
+    cap.release()
+    f, (w, h) = len(crc), size
+    arrays = {"mediapipe_version": np.array(mp.__version__), "size": np.array(size, np.int32),
+              "frame_crc32": np.array(crc, np.uint32)}  # fmt: skip
+    for name, (dtype, shape) in people_schema(w, h).items():
+        arrays[name] = np.array(rec.get(name, []), dtype).reshape(-1, *shape)
+    np.savez_compressed(out, **arrays)
+    per_frame = ", ".join(f"{k} {1000 * t / max(f, 1):.1f}" for k, t in seconds.items())
+    print(f"{f} frames -> {out}; ms per frame: {per_frame}")
+
+
 def tensors_worker(clip: str, out: str) -> None:
     """MediaPipe's own ImageToTensorCalculator (its CPU converter) on the clip's first frame,
     read out through TensorsToFloatsCalculator; runs inside the MediaPipe venv."""
@@ -159,29 +324,74 @@ def tensors_worker(clip: str, out: str) -> None:
     print(f"{len(TENSOR_CASES)} image-to-tensor cases -> {out}")
 
 
+def people_summary(ref: dict) -> str:
+    """A markdown table: for each shot of the people clip, how many frames had 0, 1, 2 or
+    more results of each solution (what the clip exercises: tracking, loss, cuts)."""
+    from engine.catalog.people import SHOTS, shot_starts
+
+    cols = ["hands1", "hands0", "pose", "fm", "fmr", "fd0", "fd1", "ho_pose", "ho_face",
+            "ho_left", "ho_right"]  # fmt: skip
+    per_frame = {k: ref[f"{k}_count"] if f"{k}_count" in ref else ref[f"{k}_present"].astype(int)
+                 for k in cols}  # fmt: skip
+    lines = ["| frames | shot | " + " | ".join(cols) + " |", "|---|---|" + "---:|" * len(cols)]
+    starts = shot_starts()
+    n = len(ref["frame_crc32"])
+    for shot, a, b in zip(SHOTS, starts[:-1], starts[1:], strict=True):
+        b = min(b, n)
+        if a >= b:
+            break
+        cells = []
+        for k in cols:
+            c = per_frame[k][a:b]
+            counts = [int((c == v).sum()) for v in range(3)] + [int((c > 2).sum())]
+            cells.append("/".join(map(str, counts if counts[3] else counts[:3])))
+        lines.append(f"| {a}-{b - 1} | {shot.source} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# name -> (clip in the assets dir, reference file)
+REFERENCES = {"sample": ("sample.mp4", OUT), "people": ("people.mp4", PEOPLE_OUT)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", choices=sorted(REFERENCES), help="make one (default: both)")
     ap.add_argument("--frames", type=int, default=300)
-    ap.add_argument("--clip", default=None, help="default: the sample clip (assets/sample.mp4)")
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--clip", default=None, help="with --only: another clip than the assets'")
+    ap.add_argument("--out", default=None, help="with --only: another file than the default")
     ap.add_argument("--mp-python", default=None, help="python of a venv with mediapipe==0.10.14")
-    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=sorted(REFERENCES), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.worker:
+    if args.worker == "sample":
         worker(args.clip, args.out, args.frames)
         tensors_worker(args.clip, str(Path(args.out).parent / TENSORS_OUT.name))
         return 0
+    if args.worker == "people":
+        people_worker(args.clip, args.out, args.frames)
+        return 0
+    if (args.clip or args.out) and not args.only:
+        ap.error("--clip and --out need --only")
     from benchmarks.app.mediapipe_compare import mediapipe_python
     from engine.catalog.paths import assets_dir
 
-    clip = args.clip or str(assets_dir() / "sample.mp4")
-    if not Path(clip).is_file():
-        print(f"{clip} missing: run `engine-fetch samples`", file=sys.stderr)
-        return 2
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    cmd = [mediapipe_python(args.mp_python), __file__, "--worker", "--clip", clip,
-           "--out", args.out, "--frames", str(args.frames)]  # fmt: skip
-    return subprocess.run(cmd).returncode
+    python = mediapipe_python(args.mp_python)
+    for name in [args.only] if args.only else list(REFERENCES):
+        clip = args.clip or str(assets_dir() / REFERENCES[name][0])
+        out = args.out or str(REFERENCES[name][1])
+        if not Path(clip).is_file():
+            print(f"{clip} missing: run `engine-fetch samples`", file=sys.stderr)
+            return 2
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        cmd = [python, __file__, "--worker", name, "--clip", clip, "--out", out,
+               "--frames", str(args.frames)]  # fmt: skip
+        if subprocess.run(cmd).returncode:
+            return 1
+        if name == "people":
+            import numpy as np
+
+            with np.load(out) as ref:
+                print(people_summary({k: ref[k] for k in ref.files}))
+    return 0
 
 
 if __name__ == "__main__":
