@@ -16,8 +16,9 @@
   2. pose_landmark_full on the 256x256 crop (aspect kept, border replicated, [0, 1]); the
      pose is kept when its flag > min_tracking_confidence;
   3. 39 landmarks (x, y, z / 256, sigmoid visibility and presence) refined on the heatmap
-     (7x7), 0-32 the body, 33-34 the auxiliary points; world landmarks take their
-     visibility and presence; projected back (letterbox removed, rotated, z * ROI width);
+     (9x9 cells: what MediaPipe's binary does), 0-32 the body, 33-34 the auxiliary points;
+     world landmarks take their visibility and presence; projected back (letterbox
+     removed, rotated, z * ROI width);
   4. smoothing (engine/vision/smoothing.py, the graph's parameters): landmarks one-euro
      (min_cutoff 0.05, beta 80, in pixels scaled by the body's size, reset when the pose is
      lost), visibility low-pass (0.1), world one-euro (0.1, 40, unscaled, kept across a
@@ -60,7 +61,10 @@ LANDMARK_MODELS = {1: "pose_landmark_full"}  # lite (0) and heavy (2) are not in
 DETECTOR_RANGE, DETECTOR_BORDER = (-1.0, 1.0), "zero"  # pose_detection_cpu.pbtxt
 LANDMARK_RANGE, LANDMARK_BORDER = (0.0, 1.0), "replicate"  # pose_landmark_by_roi_cpu
 NUM_LANDMARKS, NUM_BODY, AUX = 39, 33, slice(33, 35)
-HEATMAP_KERNEL = 7  # RefineLandmarksFromHeatmapCalculator kernel_size
+# RefineLandmarksFromHeatmapCalculator's window: the graph sets kernel_size 7, but MediaPipe
+# 0.10.14's wheel refines as with 9, its proto's default (fitted on its outputs: a 9-cell
+# window reproduces every refined landmark of a still to 0.01 cells, 7 misses by 0.77)
+HEATMAP_KERNEL = 9
 SEGMENTATION_RATIO = 0.7  # pose_segmentation_filtering: combine_with_previous_ratio
 PYTHON_FRAME_NS = 33_333_000  # solution_base.py: each process() adds 33333 us
 
@@ -78,7 +82,8 @@ def pose_outputs(engine) -> tuple[str, ...]:
 
 
 def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
+    """1 / (1 + e^-x) without overflow for the mask's large logits."""
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, np.float64)))
 
 
 class Pose(Solution):
