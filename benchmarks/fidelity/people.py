@@ -10,7 +10,9 @@
   - hands (complexity 1 and 0): frames where the hand count differs, hands whose handedness
     differs, landmark error px (x, y; hands matched in MediaPipe's order), world mm;
   - pose: frames where presence differs, landmark px, visibility error, world mm, mask IoU;
-  - face mesh (max_num_faces=2): frames where the face count differs, landmark px
+  - face mesh (max_num_faces=2): frames where the face count differs, landmark px;
+  - holistic: per part (pose, left hand, right hand, face) frames where presence differs
+    and landmark px
 - targets (issue 29): counts and handedness agree on >= 99 % of frames, landmarks median
   <= 1 px and p95 <= 3 px, pose world landmarks median <= 5 mm, masks IoU median >= 0.99
 - usage: python -m benchmarks.fidelity.people [--solutions hands1,hands0,pose,face_mesh]
@@ -28,7 +30,7 @@ import numpy as np
 from benchmarks.common import Bench, table
 from benchmarks.fidelity.compare import PEOPLE_REFERENCE, ClipMismatch, clip_frames, load_reference
 
-SOLUTIONS = ("hands1", "hands0", "pose", "face_mesh")
+SOLUTIONS = ("hands1", "hands0", "pose", "face_mesh", "holistic")
 LABELS = ("Left", "Right")  # make_reference.py stores handedness as its index
 TARGETS = {
     "count_agree": (">=", 0.99),
@@ -120,6 +122,32 @@ def compare_face_mesh(ref: dict, frames, start: int, **options) -> dict:
     return {"frames": len(same), "count_agree": float(np.mean(same)), "landmark_px": _stats(px)}
 
 
+def compare_holistic(ref: dict, frames, start: int, **options) -> dict:
+    from engine.vision import Holistic
+
+    size = np.array(ref["size"], np.float64)
+    parts = {"pose": "pose_landmarks", "left": "left_hand_landmarks",
+             "right": "right_hand_landmarks", "face": "face_landmarks"}  # fmt: skip
+    rows = {p: np.cumsum(ref[f"ho_{p}_present"]) - 1 for p in parts}
+    same = {p: [] for p in parts}
+    px = {p: [] for p in parts}
+    with Holistic(**options) as holistic:
+        for i, rgb in enumerate(frames, start):
+            r = holistic.process(rgb)
+            for part, attr in parts.items():
+                got, want = getattr(r, attr), bool(ref[f"ho_{part}_present"][i])
+                same[part].append((got is not None) == want)
+                if got is not None and want:
+                    lm = ref[f"ho_{part}_landmarks"][rows[part][i]]
+                    px[part].extend(np.linalg.norm((got[:, :2] - lm[:, :2]) * size, axis=1))
+    everything = [v for p in parts for v in px[p]]
+    return {"frames": len(same["pose"]),
+            "count_agree": float(min(np.mean(v) for v in same.values())),
+            **{f"{p}_agree": float(np.mean(same[p])) for p in parts},
+            **{f"{p}_px": _stats(px[p]) for p in parts},
+            "landmark_px": _stats(everything)}  # fmt: skip
+
+
 def compare_solution(name: str, ref: dict, frames, start: int, **options) -> dict:
     if name.startswith("hands"):
         return compare_hands(ref, frames, start, int(name[-1]), **options)
@@ -127,6 +155,8 @@ def compare_solution(name: str, ref: dict, frames, start: int, **options) -> dic
         return compare_pose(ref, frames, start, **options)
     if name == "face_mesh":
         return compare_face_mesh(ref, frames, start, **options)
+    if name == "holistic":
+        return compare_holistic(ref, frames, start, **options)
     raise ValueError(f"unknown solution {name!r}; known: {', '.join(SOLUTIONS)}")
 
 

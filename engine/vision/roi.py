@@ -169,6 +169,38 @@ def hand_rect_from_landmarks(landmarks, frame_size) -> Rect:
     return Rect(cx / fw, cy / fh, (maxx - minx) / fw, (maxy - miny) / fh, rotation)
 
 
+# holistic_landmark: hand_landmarks_from_pose_to_recrop_roi.pbtxt (from the pose's wrist,
+# pinky and index: x2.7), hand_recrop_by_roi_cpu.pbtxt (the re-crop model's two points,
+# upright the other way: -90 degrees), face_landmarks_from_pose_to_recrop_roi.pbtxt (the
+# pose's face points, right eye -> left eye, x3) and face_detection_front_detections_to_roi
+# (a face detection's keypoints, x2 shifted up)
+HAND_FROM_POSE_ROI = RoiOptions(target_angle_degrees=90.0, scale_x=2.7, scale_y=2.7, shift_y=-0.1)
+HAND_RECROP_ROI = RoiOptions(start_keypoint=0, end_keypoint=1, target_angle_degrees=-90.0,
+                             scale_x=1.0, scale_y=1.0, shift_y=-0.1)  # fmt: skip
+FACE_FROM_POSE_ROI = RoiOptions(start_keypoint=5, end_keypoint=2, scale_x=3.0, scale_y=3.0)
+FACE_FROM_DETECTION_ROI = RoiOptions(scale_x=2.0, scale_y=2.0, shift_y=-0.1)
+
+
+def hand_rect_from_pose(wrist, pinky, index, frame_size) -> Rect:
+    """HandDetectionsFromPoseToRectsCalculator: centred on (2 index + pinky) / 3, side twice
+    its distance to the wrist, upright along wrist -> that point (normalised points in)."""
+    fw, fh = (float(v) for v in frame_size)
+    xw, yw = wrist[0] * fw, wrist[1] * fh
+    xm = (2.0 * index[0] * fw + pinky[0] * fw) / 3.0
+    ym = (2.0 * index[1] * fh + pinky[1] * fh) / 3.0
+    side = 2.0 * math.hypot(xm - xw, ym - yw)
+    rotation = normalize_radians(math.pi / 2 - math.atan2(-(ym - yw), xm - xw))
+    return Rect(xm / fw, ym / fh, side / fw, side / fh, rotation)
+
+
+def landmarks_box(points) -> tuple[float, float, float, float]:
+    """LandmarksToDetectionCalculator's box (xmin, ymin, xmax, ymax) of normalised points:
+    its maxima start at the smallest positive float, as the C++ does."""
+    pts = np.asarray(points, np.float64)[:, :2]
+    return (pts[:, 0].min(), pts[:, 1].min(), max(pts[:, 0].max(), FLOAT_MIN),
+            max(pts[:, 1].max(), FLOAT_MIN))  # fmt: skip
+
+
 def rect_matrix(rect: Rect, frame_size) -> np.ndarray:
     """2x3 frame_from_tensor of the crop of `rect`: normalised crop (u, v) -> frame pixels
     (ImageToTensorCalculator's GetRotatedSubRectToRectTransformMatrix, in pixels)."""

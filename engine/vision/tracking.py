@@ -20,6 +20,9 @@ MediaPipe's face_landmark_front_cpu.pbtxt, written from its definition:
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine.gpu import compute_pipeline, render
@@ -127,3 +130,51 @@ def associate_rects(*streams: list[Rect],
             kept = [(i, r) for i, r in kept if rect_iou(rect, r) <= min_similarity]
             kept.append((index, rect))
     return kept
+
+
+# --- Holistic: RoiTrackingCalculator (holistic_landmark/calculators/roi_tracking_calculator.cc)
+@dataclass(frozen=True)
+class TrackingRequirements:
+    """When a tracked ROI may stay instead of the re-crop one (hand_tracking.pbtxt's values
+    by default): the rects' rotation, centre and size close enough, and every previous
+    landmark inside the re-crop rect shrunk by `margin`."""
+
+    rotation_degrees: float = 40.0
+    translation: float = 0.2
+    scale: float = 0.4
+    margin: float = -0.1
+
+
+HAND_TRACKING = TrackingRequirements()  # hand_tracking.pbtxt
+FACE_TRACKING = TrackingRequirements(15.0, 0.1, 0.3, -0.2)  # face_tracking.pbtxt
+
+
+def _rotated(x: float, y: float, frame_size, angle: float) -> tuple[float, float]:
+    fw, fh = frame_size
+    c, s = math.cos(angle), math.sin(angle)
+    return x * fw * c - y * fh * s, x * fw * s + y * fh * c
+
+
+def keep_tracking(prev: Rect, recrop: Rect, prev_landmarks, frame_size,
+                  req: TrackingRequirements) -> bool:  # fmt: skip
+    """RoiTrackingCalculator's choice: True keeps `prev` (the ROI from the last landmarks),
+    False takes `recrop`. Centres and landmarks are compared in the re-crop's rotated frame."""
+    fw, fh = (float(v) for v in frame_size)
+    angle = -recrop.rotation
+    px, py = _rotated(prev.x_center, prev.y_center, (fw, fh), angle)
+    rx, ry = _rotated(recrop.x_center, recrop.y_center, (fw, fh), angle)
+    diff = math.degrees(prev.rotation) - math.degrees(recrop.rotation)
+    diff = diff - 360.0 if diff > 180.0 else diff + 360.0 if diff < -180.0 else diff
+    rw, rh = recrop.width * fw, recrop.height * fh
+    rect_ok = (abs(diff) <= req.rotation_degrees
+               and abs(px - rx) <= rw * req.translation and abs(py - ry) <= rh * req.translation
+               and abs(prev.width * fw - rw) <= rw * req.scale
+               and abs(prev.height * fh - rh) <= rh * req.scale)  # fmt: skip
+    if not rect_ok:
+        return False
+    half_w, half_h = rw * (1 + req.margin) / 2, rh * (1 + req.margin) / 2
+    for x, y in np.asarray(prev_landmarks, np.float64)[:, :2]:
+        lx, ly = _rotated(x, y, (fw, fh), angle)
+        if not (rx - half_w < lx < rx + half_w and ry - half_h < ly < ry + half_h):
+            return False
+    return True

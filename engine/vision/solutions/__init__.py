@@ -7,7 +7,7 @@
 
 - FaceDetector (face_detector.py), FaceMesh (face_mesh.py, tracking), SelfieSegmenter
   (selfie_segmenter.py), Hands (hands.py, tracking), Pose (pose.py,
-  tracking, smoothing, mask); shared behaviour in base.py; results in results.py
+  tracking, smoothing, mask), Holistic (holistic.py: pose, hands and face); shared behaviour in base.py; results in results.py
 - drawing is not here (the app draws): results are numbers, or GPU buffers with
   output="gpu"
 """
@@ -15,6 +15,7 @@
 from engine.vision.solutions.face_detector import FaceDetector
 from engine.vision.solutions.face_mesh import FaceMesh, FaceMeshGpu
 from engine.vision.solutions.hands import Hands
+from engine.vision.solutions.holistic import Holistic, HolisticResult
 from engine.vision.solutions.pose import Pose
 from engine.vision.solutions.results import (
     Classification,
@@ -41,6 +42,8 @@ __all__ = [
     "HandLandmarks",
     "Hands",
     "HandsResult",
+    "Holistic",
+    "HolisticResult",
     "Pose",
     "PoseResult",
     "SegmentationResult",

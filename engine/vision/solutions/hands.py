@@ -79,6 +79,19 @@ def hand_outputs(engine) -> tuple[str, str, str, str]:
     return tuple(name for name, _ in outs)
 
 
+def decode_hand(out: dict, padding, rect: Rect, names, input_size,
+                threshold: float) -> tuple[np.ndarray, float] | None:  # fmt: skip
+    """HandLandmarkCpu's decoding of one crop's outputs: None when the hand flag is not
+    above `threshold` (strict), else the 21 landmarks in normalised frame coordinates
+    (z / 224 / 0.4 * ROI width) and the flag."""
+    lm_name, presence_name = names[0], names[1]
+    presence = float(out[presence_name].reshape(-1)[0])
+    if not presence > threshold:  # ThresholdingCalculator
+        return None
+    lm = crop_landmarks(out[lm_name], input_size, 3, NORMALIZE_Z)
+    return project_to_frame(remove_letterbox(lm, padding), rect), presence
+
+
 class Hands(Solution):
     """MediaPipe's Hands on the engine; see the module docstring."""
 
@@ -152,13 +165,13 @@ class Hands(Solution):
         return self.detector.parse(self.readback.read())
 
     def _hand(self, out, padding, rect: Rect, size, tracked: bool) -> HandLandmarks | None:
-        lm_name, presence_name, handedness_name, world_name = self.outputs
-        presence = float(out[presence_name].reshape(-1)[0])
-        if not presence > self.min_tracking_confidence:  # ThresholdingCalculator: strict
+        decoded = decode_hand(out, padding, rect, self.outputs, self.crops.size,
+                              self.min_tracking_confidence)  # fmt: skip
+        if decoded is None:
             return None
-        lm = crop_landmarks(out[lm_name], self.crops.size, 3, NORMALIZE_Z)
-        lm = project_to_frame(remove_letterbox(lm, padding), rect)
+        lm, presence = decoded
         fw, fh = size
+        _, _, handedness_name, world_name = self.outputs
         p = float(out[handedness_name].reshape(-1)[0])
         handedness = Classification(0, p, HANDEDNESS[0]) if p > 0.5 else \
             Classification(1, 1.0 - p, HANDEDNESS[1])  # fmt: skip
