@@ -6,7 +6,8 @@
   names `pose_landmarks`, `pose_world_landmarks`, `segmentation_mask`
 - options: static_image_mode / running_mode, model_complexity (1: the wheel ships the full
   model only; 0 and 2 take `landmark_model=` a lite or heavy file), smooth_landmarks (True),
-  enable_segmentation (False), smooth_segmentation (True), min_detection_confidence (0.5),
+  enable_segmentation (False), smooth_segmentation (True), segmentation_smoothing (0.0,
+  see 5.), min_detection_confidence (0.5),
   min_tracking_confidence (0.5: the pose flag), and base.py's
 - semantics: MediaPipe 0.10.14's pose_landmark_cpu graph:
   1. without a tracked ROI (the first frame, a lost pose, stills): pose_detection on the
@@ -24,7 +25,9 @@
      lost), visibility low-pass (0.1), world one-euro (0.1, 40, unscaled, kept across a
      loss), auxiliary points one-euro (0.01, 10) always, for the next ROI;
   5. the mask: sigmoid of the model's logits warped back to the frame (bilinear, zero
-     outside the crop), mixed with the previous frame's where uncertain (ratio 0.7)
+     outside the crop), mixed with the previous frame's where uncertain by
+     `segmentation_smoothing` (0.0: what MediaPipe 0.10.14 does, although its graph asks
+     for 0.7, which the option gives)
 - time: the filters run on `timestamp_ms` when given, else on MediaPipe's Python clock
   (33333 us a frame), so `process(frame)` matches `mp.solutions.pose` frame for frame
 - GPU: pre-processing, both models and the SSD decode run on the GPU; the ROI, the
@@ -65,7 +68,11 @@ NUM_LANDMARKS, NUM_BODY, AUX = 39, 33, slice(33, 35)
 # 0.10.14's wheel refines as with 9, its proto's default (fitted on its outputs: a 9-cell
 # window reproduces every refined landmark of a still to 0.01 cells, 7 misses by 0.77)
 HEATMAP_KERNEL = 9
-SEGMENTATION_RATIO = 0.7  # pose_segmentation_filtering: combine_with_previous_ratio
+# SegmentationSmoothingCalculator's combine_with_previous_ratio: the graph sets 0.7, but
+# MediaPipe 0.10.14's wheel mixes nothing, its proto's default 0.0 (measured on its masks:
+# unmixed masks match them at IoU 0.9992-0.9994 from the second frame on, 0.7-mixed ones
+# at 0.984-0.990); `segmentation_smoothing` sets another ratio
+SEGMENTATION_RATIO = 0.0
 PYTHON_FRAME_NS = 33_333_000  # solution_base.py: each process() adds 33333 us
 
 
@@ -94,7 +101,8 @@ class Pose(Solution):
                  model_complexity: int = 1, smooth_landmarks: bool = True,
                  enable_segmentation: bool = False, smooth_segmentation: bool = True,
                  min_detection_confidence: float = 0.5, min_tracking_confidence: float = 0.5,
-                 max_detections: int = 16, **options):  # fmt: skip
+                 segmentation_smoothing: float = SEGMENTATION_RATIO, max_detections: int = 16,
+                 **options):  # fmt: skip
         if model_complexity not in (0, 1, 2):
             raise ValueError(f"model_complexity must be 0, 1 or 2, not {model_complexity!r}")
         if model_complexity not in LANDMARK_MODELS and landmark_model is None:
@@ -110,6 +118,11 @@ class Pose(Solution):
         self.smooth = smooth_landmarks and self.tracking
         self.segmentation = enable_segmentation
         self.smooth_segmentation = smooth_segmentation and self.tracking
+        if not 0.0 <= segmentation_smoothing <= 1.0:
+            raise ValueError(
+                f"segmentation_smoothing must be in [0, 1], not {segmentation_smoothing}"
+            )
+        self.segmentation_ratio = float(segmentation_smoothing)
         self.min_tracking_confidence = float(min_tracking_confidence)
         detector = self._engine("pose_detection", detector_model, DETECTOR_MODEL)
         spec = detector_spec(detector_model or DETECTOR_MODEL + ".tflite", detector,
@@ -229,7 +242,7 @@ class Pose(Solution):
                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)  # fmt: skip
         if self.smooth_segmentation:
-            mask = smooth_mask(mask, self._previous_mask, SEGMENTATION_RATIO)
+            mask = smooth_mask(mask, self._previous_mask, self.segmentation_ratio)
             self._previous_mask = mask
         return mask
 
