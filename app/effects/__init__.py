@@ -31,7 +31,7 @@ EFFECTS: dict[str, EffectInfo] = {
             "face_mesh",
             "FaceMeshEffect",
             ("detection", "landmarks"),
-            ("points+roi", "points"),
+            ("points+roi", "points", "tesselation", "contours"),
             "face-mesh",
             ("face_detection_short_range", "face_landmark"),
         ),
@@ -70,6 +70,22 @@ EFFECTS: dict[str, EffectInfo] = {
             ("skeleton+points", "skeleton"),
             "pose",
             ("pose_detection", "pose_landmark_full"),
+        ),
+        EffectInfo(
+            "holistic",
+            "holistic",
+            "HolisticEffect",
+            ("pose_landmarks", "hand_landmarks", "landmarks"),
+            ("skeleton+points", "skeleton"),
+            "holistic",
+            (
+                "pose_detection",
+                "pose_landmark_full",
+                "hand_recrop",
+                "hand_landmark_full",
+                "face_detection_short_range",
+                "face_landmark",
+            ),
         ),
     )
 }  # fmt: skip  (order: the automatic choice tries them in this order)

@@ -2,7 +2,8 @@
 
 - input: the frame texture; an SSD face detector and face_landmark (468 x 3 + face flag)
 - output: the camera frame with the mesh points (and the rotated crop outline)
-- options: style (`e`): points+roi, points
+- options: style (`e`): points+roi, points, tesselation, contours (MediaPipe's connection
+  sets, engine/vision/connections.py, drawn from the same buffer; hidden by the face flag)
 - usage: `FaceMeshEffect(ctx, [detector_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
 Steps per frame, one encoder, nothing read back: the solution's (detector -> detection ROI;
@@ -17,7 +18,9 @@ from __future__ import annotations
 from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
 from app.effects.face_detection import indirect_args, whole
+from app.effects.skeleton import Skeletons
 from engine.vision import FaceMesh
+from engine.vision.connections import FACEMESH_CONTOURS, FACEMESH_TESSELATION
 
 
 class FaceMeshEffect(Effect):
@@ -43,6 +46,15 @@ class FaceMeshEffect(Effect):
         self.points_group = dev.create_bind_group(
             layout=self.points_pipeline.get_bind_group_layout(0), entries=[whole(0, self.params)]
         )
+        gate = (gpu.status, 1)  # word 1: present (1.0 / 0.0)
+        self.mesh_lines = {
+            style: Skeletons(dev, self.target_format, self.frame_size, pairs, gpu.num_points, 1,
+                             thickness=thickness, points=gpu.points, gate=gate, color=color)
+            for style, pairs, thickness, color in (
+                ("tesselation", FACEMESH_TESSELATION, 1.0, (0.75, 0.75, 0.75, 0.7)),
+                ("contours", FACEMESH_CONTOURS, 2.0, (0.35, 1.0, 0.9, 0.95)),
+            )
+        }  # fmt: skip
         self.roi_pipeline = render_pipeline(dev, "app/roi.wgsl", self.target_format, blend=True)
         self.roi_group = dev.create_bind_group(
             layout=self.roi_pipeline.get_bind_group_layout(0),
@@ -65,6 +77,9 @@ class FaceMeshEffect(Effect):
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
+        if self.style_name in self.mesh_lines:
+            self.mesh_lines[self.style_name].draw(render_pass, dots=False)
+            return
         if self.style_name == "points+roi":
             render_pass.set_pipeline(self.roi_pipeline)
             render_pass.set_bind_group(0, self.roi_group)
@@ -74,3 +89,8 @@ class FaceMeshEffect(Effect):
         render_pass.set_bind_group(0, self.points_group)
         render_pass.set_vertex_buffer(0, gpu.points, 0, gpu.num_points * 16)
         render_pass.draw_indirect(self.args, 0)
+
+    def close(self) -> None:
+        super().close()
+        for lines in self.mesh_lines.values():
+            lines.destroy()

@@ -22,7 +22,12 @@ from app.effects.base import render_pipeline
 class Skeletons:
     def __init__(self, device, target_format: str, frame_size: tuple[int, int], pairs,
                  count: int, max_skeletons: int, thickness: float = 3.0,
-                 radius: float = 3.5):  # fmt: skip
+                 radius: float = 3.5, points=None, gate: tuple[object, int] | None = None,
+                 color=(1.0, 1.0, 1.0, 0.9)):  # fmt: skip
+        """`points`: a GPU buffer of vec4 per landmark (w = 1 shown) to draw from instead of
+        this one's own (a solution's output, nothing uploaded); `gate`: (buffer, word) of
+        a flag that shows the whole overlay while > 0.5; `color`: the skeletons' colour
+        when they are drawn from `points`."""
         import wgpu
 
         self.device, self.count, self.max = device, count, max_skeletons
@@ -31,23 +36,35 @@ class Skeletons:
         self.params = device.create_buffer_with_data(
             data=self._params(frame_size), usage=usage.UNIFORM | usage.COPY_DST
         )
-        self.points = device.create_buffer(size=16 * count * max_skeletons,
-                                           usage=usage.STORAGE | usage.COPY_DST)  # fmt: skip
-        self.colors = device.create_buffer(size=16 * max_skeletons,
-                                           usage=usage.STORAGE | usage.COPY_DST)  # fmt: skip
+        self.own_points = points is None
+        self.points = (
+            points
+            if points is not None
+            else device.create_buffer(
+                size=16 * count * max_skeletons, usage=usage.STORAGE | usage.COPY_DST
+            )
+        )
+        self.colors = device.create_buffer_with_data(
+            data=np.tile(np.asarray(color, np.float32), (max_skeletons, 1)),
+            usage=usage.STORAGE | usage.COPY_DST,
+        )
         self.pair_buffer = device.create_buffer_with_data(data=self.pairs, usage=usage.STORAGE)
         self.pipelines = {}
         buffers = {0: self.params, 1: self.points, 2: self.pair_buffer, 3: self.colors}
-        for part, used in (("lines", (0, 1, 2, 3)), ("dots", (0, 1, 3))):  # auto layouts
+        gate_word = None
+        if gate is not None:
+            buffers[4], gate_word = gate
+        extra = (4,) if gate is not None else ()
+        for part, used in (("lines", (0, 1, 2, 3, *extra)), ("dots", (0, 1, 3, *extra))):
             pipeline = render_pipeline(device, "app/skeleton.wgsl", target_format, blend=True,
                                        part=part, thickness=f"{thickness:.1f}",
-                                       radius=f"{radius:.1f}")  # fmt: skip
+                                       radius=f"{radius:.1f}", gate=gate_word)  # fmt: skip
             entries = [{"binding": i, "resource": {"buffer": buffers[i], "offset": 0,
                                                    "size": buffers[i].size}} for i in used]  # fmt: skip
             group = device.create_bind_group(layout=pipeline.get_bind_group_layout(0),
                                              entries=entries)  # fmt: skip
             self.pipelines[part] = (pipeline, group)
-        self.drawn = 0
+        self.drawn = 0 if self.own_points else max_skeletons  # drawn from `points`: always
         self.uploads = 0  # bytes written this run
 
     def _params(self, frame_size) -> np.ndarray:
@@ -86,5 +103,7 @@ class Skeletons:
             render_pass.draw(6, self.drawn * self.count)
 
     def destroy(self) -> None:
-        for b in (self.params, self.points, self.colors, self.pair_buffer):
+        for b in (self.params, self.colors, self.pair_buffer):
             b.destroy()
+        if self.own_points:
+            self.points.destroy()

@@ -1,7 +1,8 @@
 // Landmark skeletons (hands, pose): segments between connected landmarks, then a round dot
 // per landmark, all instanced from storage buffers the effect fills once per frame.
 // points: `count` vec4 per skeleton (x, y frame pixels, z unused, w = 1 shown / 0 hidden);
-// pairs: the connection set (landmark index pairs); colors: one vec4 per skeleton.
+// pairs: the connection set (landmark index pairs); colors: one vec4 per skeleton; gate
+// (optional): a flag word that shows or hides everything (a face flag on the GPU).
 // Instances: {{ "one per (skeleton, pair)" if part == "lines" else "one per (skeleton, point)" }}.
 {% include "app/draw.wgsl" %}
 
@@ -11,6 +12,10 @@ struct Params { frame: vec2<f32>, count: u32, pairs: u32 };
 @group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> colors: array<vec4<f32>>;
+{% if gate is not none %}
+// the whole overlay is shown while word {{ gate }} of this buffer is > 0.5 (a face flag)
+@group(0) @binding(4) var<storage, read> gate: array<f32>;
+{% endif %}
 
 const THICKNESS: f32 = {{ thickness }};  // frame pixels
 const RADIUS: f32 = {{ radius }};
@@ -20,6 +25,14 @@ struct VsOut {
   @location(0) color: vec4<f32>,
   @location(1) local: vec2<f32>,
 };
+
+fn gated(alpha: f32) -> f32 {
+{% if gate is not none %}
+  return select(0.0, alpha, gate[{{ gate }}u] > 0.5);
+{% else %}
+  return alpha;
+{% endif %}
+}
 
 @vertex
 fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> VsOut {
@@ -32,14 +45,14 @@ fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> VsOut {
   let shown = a.w * b.w;
   out.pos = to_clip(segment_corner(a.xy, b.xy, THICKNESS, v % 6u), params.frame);
   out.local = vec2<f32>(0.0);
-  out.color = vec4<f32>(colors[skeleton].rgb, colors[skeleton].a * shown);
+  out.color = vec4<f32>(colors[skeleton].rgb, gated(colors[skeleton].a * shown));
 {% else %}
   let skeleton = i / params.count;
   let p = points[i];
   let local = quad_corner(v % 6u) * 2.0 - 1.0;
   out.pos = to_clip(p.xy + local * RADIUS, params.frame);
   out.local = local;
-  out.color = vec4<f32>(mix(colors[skeleton].rgb, vec3<f32>(1.0), 0.55), p.w);
+  out.color = vec4<f32>(mix(colors[skeleton].rgb, vec3<f32>(1.0), 0.55), gated(p.w));
 {% endif %}
   return out;
 }

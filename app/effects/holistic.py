@@ -1,0 +1,75 @@
+"""Holistic effect: engine.vision.Holistic's pose, hands and face, drawn as skeletons.
+
+- input: the frame texture; MediaPipe's six holistic models (the manifest's: `ar-demo
+  --solution holistic`)
+- output: the camera frame with the body's skeleton (POSE_CONNECTIONS, landmarks under
+  0.5 visibility hidden), both hands (HAND_CONNECTIONS; green: the subject's left, orange:
+  the right) and the face's contours (FACEMESH_CONTOURS)
+- options: style (`e`): skeleton+points, skeleton
+- usage: `HolisticEffect(ctx, specs, (640, 480), "bgra8unorm")`
+
+Per frame: Holistic.process() on the frame texture (its ROIs are decided on the CPU from
+what the models' outputs read back), then every part's points go up into its buffers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.effects import EFFECTS
+from app.effects.base import Effect
+from app.effects.hands import COLORS as HAND_COLORS
+from app.effects.pose import COLOR as POSE_COLOR
+from app.effects.pose import VISIBILITY_THRESHOLD
+from app.effects.skeleton import Skeletons
+from engine.vision import Holistic
+from engine.vision.connections import FACEMESH_CONTOURS, HAND_CONNECTIONS, POSE_CONNECTIONS
+
+FACE_COLOR = (0.35, 1.0, 0.9, 0.95)
+
+
+class HolisticEffect(Effect):
+    name = "holistic"
+    styles = EFFECTS["holistic"].styles
+
+    def build(self) -> None:
+        options = {**self.solution_options(), "output": "numpy"}
+        self.solution = Holistic(**options)
+        args = (self.device, self.target_format, self.frame_size)
+        self.parts = {
+            "pose": Skeletons(*args, POSE_CONNECTIONS, 33, 1),
+            "hands": Skeletons(*args, HAND_CONNECTIONS, 21, 2),
+            "face": Skeletons(*args, FACEMESH_CONTOURS, 468, 1, thickness=1.5, radius=1.0),
+        }
+        self.result = None
+
+    def steps(self, frame_view):
+        def track(_encoder) -> None:
+            self.result = r = self.solution.process(frame_view)
+            size = np.array([*self.frame_size, self.frame_size[0]], np.float64)
+            pose = [] if r.pose_landmarks is None else [
+                (r.pose_landmarks * size, r.pose.visibility >= VISIBILITY_THRESHOLD, POSE_COLOR)
+            ]  # fmt: skip
+            hands = [(lm * size, np.ones(21, bool), HAND_COLORS[label])
+                     for lm, label in ((r.left_hand_landmarks, "Left"),
+                                       (r.right_hand_landmarks, "Right")) if lm is not None]  # fmt: skip
+            face = [] if r.face_landmarks is None else \
+                [(r.face_landmarks * size, np.ones(468, bool), FACE_COLOR)]  # fmt: skip
+            for part, skeletons in (("pose", pose), ("hands", hands), ("face", face)):
+                self.parts[part].update(skeletons)
+
+        return [("inference", track)]
+
+    def draw(self, render_pass, frame_view) -> None:
+        self.draw_frame(render_pass, frame_view)
+        dots = self.style_name == "skeleton+points"
+        for part, skeletons in self.parts.items():
+            skeletons.draw(render_pass, dots=dots and part != "face")
+
+    def read_results(self):
+        return self.result
+
+    def close(self) -> None:
+        super().close()
+        for skeletons in self.parts.values():
+            skeletons.destroy()
