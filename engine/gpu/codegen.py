@@ -15,21 +15,11 @@ from functools import cache
 from pathlib import Path
 
 import jinja2
+import numpy as np
+
+from engine.model.elementwise import UNARY
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # a source checkout's root (or site-packages)
-
-# Fused activations as WGSL expressions over a vec4 `v` (TFLite semantics).
-# Stable forms: exp of a clamped argument, tanh through exp(-2|x|), so large
-# inputs give +-1 / 0 / 1 instead of NaN on drivers whose tanh/exp overflow.
-ACTIVATIONS = {
-    "NONE": "v",
-    "RELU": "max(v, vec4<E>(0.0))",
-    "RELU6": "clamp(v, vec4<E>(0.0), vec4<E>(6.0))",
-    "RELU_N1_TO_1": "clamp(v, vec4<E>(-1.0), vec4<E>(1.0))",
-    "TANH": "stable_tanh(v)",
-    "LOGISTIC": "sigmoid(v)",
-    "HARD_SWISH": "v * clamp(v + vec4<E>(3.0), vec4<E>(0.0), vec4<E>(6.0)) * vec4<E>(1.0 / 6.0)",
-}
 
 
 def shader_loader(package: str, source_dir: Path) -> jinja2.BaseLoader:
@@ -79,7 +69,18 @@ def render(template: str, **params) -> str:
     return _env().get_template(template).render(**params)
 
 
-def activation_expr(name: str) -> str:
-    if name not in ACTIVATIONS:
-        raise ValueError(f"no GPU epilogue for activation {name}")
-    return ACTIVATIONS[name]
+def wgsl_float(value: float) -> str:
+    """A float32 value as a WGSL literal that round-trips exactly."""
+    return np.format_float_scientific(np.float32(value), unique=True, trim="0")
+
+
+def activation_expr(name: str, var: str, attrs: dict | None = None) -> str:
+    """The WGSL expression of unary op `name` (engine/model/elementwise.py) over the vec4<E>
+    named `var`, its option fields (LEAKY_RELU's alpha, GELU's form) from `attrs`."""
+    if name not in UNARY:
+        raise ValueError(f"no WGSL expression for activation {name}")
+    u = UNARY[name]
+    fields = {
+        k: v if isinstance(v, str) else wgsl_float(v) for k, v in u.fields(attrs or {}).items()
+    }
+    return u.wgsl.format(x=var, **fields)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.model import elementwise
+
 Shape = tuple[int, ...]
 # (op attrs, input shapes (None: left out), constant input values (None: not constant))
 Rule = Callable[[dict, list, list], "list[Shape] | None"]
@@ -37,7 +39,7 @@ CLASSES = {
     "any": FLOAT | QUANT | INDEX | {"bool", "float64"},
 }
 PADDINGS = ("SAME", "VALID")
-ACTIVATIONS = ("NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT")
+ACTIVATIONS = tuple(elementwise.FUSED)  # fused_activation_function values
 
 
 class Invalid(Exception):
@@ -298,10 +300,10 @@ def tile(a: dict, s: list, c: list) -> list[Shape] | None:
 
 
 _X, _XW, _XWB = ("x",), ("x", "w"), ("x", "w", "b")
-_UNARY = ("RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH", "ELU", "NEG",
-          "RSQRT", "GELU", "LEAKY_RELU", "SOFTMAX", "QUANTIZE", "DEQUANTIZE", "DENSIFY",
-          "ABS", "EXP", "LOG", "SQRT", "SQUARE", "SIN", "COS", "L2_NORMALIZATION")  # fmt: skip
-_BINARY = ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "POW")
+# The element-wise table's ops and the other ops of the same shape rules
+_UNARY = (*elementwise.UNARY, "SOFTMAX", "QUANTIZE", "DEQUANTIZE", "DENSIFY", "ABS", "EXP", "LOG",
+          "SQRT", "SQUARE", "SIN", "COS", "L2_NORMALIZATION")  # fmt: skip
+_BINARY = (*elementwise.BINARY, "POW")
 _CONV_RANKS = {0: (4,), 1: (4,), 2: (1,)}
 _WINDOW = ("padding", "stride_w", "stride_h")
 

@@ -23,19 +23,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from engine.model.elementwise import UNARY
 from engine.model.ir import Op
 from engine.reference.conv import conv_2d, depthwise_conv_2d
 from engine.reference.quantized.quantize import fake_quant
 from engine.reference.registry import register
-
-_ACTIVATIONS = {
-    "RELU": lambda v: np.maximum(v, 0),
-    "RELU6": lambda v: np.clip(v, 0, 6),
-    "RELU_N1_TO_1": lambda v: np.clip(v, -1, 1),
-    "TANH": np.tanh,
-    "LOGISTIC": lambda v: np.exp(-np.logaddexp(0, -v)),  # 1 / (1 + e^-v), no overflow
-    "HARD_SWISH": lambda v: v * np.clip(v + 3, 0, 6) / 6,
-}
 
 
 def has_extras(op: Op) -> bool:
@@ -61,7 +53,7 @@ def run_with_extras(fn, op: Op, args: list, values: dict) -> list[np.ndarray]:
     v = outs[0]
     for kind, arg in epilogue:
         if kind == "act":
-            v = _ACTIVATIONS[arg](v)
+            v = UNARY[arg].numpy(v, {})
             continue
         if kind == "quant":
             v = fake_quant(v, arg, arg.dtype or "int8")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from engine.errors import ModelError
+from engine.model.elementwise import FUSED
 from engine.model.ir import Op
 
 Kernel = Callable[[Op, list[np.ndarray | None]], list[np.ndarray]]
@@ -59,24 +60,14 @@ def _load_families() -> None:
 
 # Shared helpers for kernels --------------------------------------------------
 
-_ACTIVATIONS: dict[str, tuple[float, float] | None] = {
-    "NONE": None,
-    "RELU": (0.0, np.inf),
-    "RELU6": (0.0, 6.0),
-    "RELU_N1_TO_1": (-1.0, 1.0),
-    # TFLite's float kernels build their clamp range with CalculateActivationRange,
-    # which maps every other value (TANH, SIGN_BIT) to (-inf, inf): no activation.
-    "TANH": None,
-    "SIGN_BIT": None,
-}
-
 
 def fused_activation(x: np.ndarray, op: Op) -> np.ndarray:
-    """Apply the op's fused_activation_function the way TFLite's float kernels do."""
+    """Apply the op's fused_activation_function the way TFLite's float kernels do: the clamp
+    of engine/model/elementwise.py FUSED."""
     name = op.attrs.get("fused_activation_function", "NONE")
-    if name not in _ACTIVATIONS:
+    if name not in FUSED:
         raise ModelError(f"{op.type}: unknown fused activation {name!r}")
-    bounds = _ACTIVATIONS[name]
+    bounds = FUSED[name]
     if bounds is None:
         return x
     lo, hi = bounds

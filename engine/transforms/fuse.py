@@ -1,7 +1,8 @@
 """Fuse element-wise work into the epilogue of the op that produces its input.
 
-- fuse_activations: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH and
-  PRELU (constant slopes) after a producer -> the producer's epilogue;
+- fuse_activations: the element-wise table's fusable activations (RELU, RELU6,
+  RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH) and PRELU (constant slopes) after a
+  producer -> the producer's epilogue;
 - fuse_elementwise: ADD / MUL of two tensors where one comes from a producer
   whose only reader is this op (e.g. a residual add after a conv) -> the
   producer's epilogue adds / multiplies the other tensor, then applies the
@@ -21,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from engine.model.elementwise import UNARY, fused_steps
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_shape
 from engine.transforms.base import PassResult, mappable, sole_consumer, with_attrs
@@ -31,7 +33,7 @@ PRODUCERS = {
     "FULLY_CONNECTED", "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM",
     "MAX_POOL_2D", "AVERAGE_POOL_2D", "CONCATENATION",
 }  # fmt: skip
-ACTIVATIONS = {"RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH"}
+ACTIVATIONS = {name for name, u in UNARY.items() if u.fusable}
 
 
 def _fuse_into(graph: Graph, producer: int, consumer: int, steps: tuple) -> Graph:
@@ -150,10 +152,9 @@ def _fuse_pair(graph: Graph, i: int, result: PassResult) -> Graph | None:
             if pooled is not None:
                 pool, step = pooled[0], ("add_pool2", pooled[1])
         act = op.attrs.get("fused_activation_function", "NONE")
-        steps = (step,)
-        if act not in ("NONE", "TANH", "SIGN_BIT"):  # TFLite: fused TANH is a no-op
-            steps += (("act", act),)
-        steps += tuple(op.attrs.get("epilogue", ()))  # what was fused into this op
+        # the ADD's own activation (TFLite: a fused TANH is a no-op), then what was fused
+        # into this op
+        steps = (step, *fused_steps(act), *op.attrs.get("epilogue", ()))
         # Run the producer right before op i: its only reader is op i, so moving it
         # later is safe, and then `other` (and the PAD's or the pool's input) is already
         # computed. A folded PAD and pool go.

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from engine.model.elementwise import FUSED
 from engine.reference import Interpreter
 from tests.helpers.single_op import (
     assert_close,
@@ -19,7 +20,7 @@ from tests.helpers.single_op import (
 
 pytest.importorskip("ai_edge_litert")
 
-ACTIVATIONS = ["NONE", "RELU", "RELU6", "RELU_N1_TO_1", "TANH", "SIGN_BIT"]
+ACTIVATIONS = list(FUSED)  # every fused_activation_function value
 
 
 def _rand(rng, *shape):

@@ -1,5 +1,6 @@
-"""Element-wise ops on PHWC4 tensors: binary ops with numpy broadcasting (SQUARED_DIFFERENCE
-included), activations (GELU included), NEG, RSQRT, PRELU.
+"""Element-wise ops on PHWC4 tensors: the element-wise table's binary ops with numpy
+broadcasting and its unary ops (engine/model/elementwise.py: the WGSL expression of each),
+and PRELU.
 
 One template (shaders/engine/elementwise.wgsl) for all of them: each invocation writes
 V vec4 of one slice; operands are loaded by index expressions generated here
@@ -19,7 +20,7 @@ from dataclasses import astuple
 
 import numpy as np
 
-from engine.gpu.codegen import render
+from engine.gpu.codegen import activation_expr, render, wgsl_float
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -33,43 +34,16 @@ from engine.gpu.kernels.base import (
     tensor_arg,
 )
 from engine.gpu.kernels.common import pack_phwc4
+from engine.model.elementwise import BINARY, UNARY
 from engine.model.ir import Graph, Op
 
-BINARY = {
-    "ADD": "a + b",
-    "SUB": "a - b",
-    "MUL": "a * b",
-    "DIV": "a / b",
-    "MAXIMUM": "max(a, b)",
-    "MINIMUM": "min(a, b)",
-    "SQUARED_DIFFERENCE": "(a - b) * (a - b)",
-}
 ZERO = "vec4<E>(0.0)"
-UNARY = {  # comparisons as in engine/reference/elementwise.py
-    "RELU": f"max(a, {ZERO})",
-    "RELU6": f"clamp(a, {ZERO}, vec4<E>(6.0))",
-    "RELU_N1_TO_1": "clamp(a, vec4<E>(-1.0), vec4<E>(1.0))",
-    "LOGISTIC": "sigmoid(a)",
-    "TANH": "stable_tanh(a)",
-    "HARD_SWISH": f"a * clamp(a + vec4<E>(3.0), {ZERO}, vec4<E>(6.0)) * vec4<E>(1.0 / 6.0)",
-    "ELU": f"select(a, exp(min(a, {ZERO})) - vec4<E>(1.0), a < {ZERO})",
-    "LEAKY_RELU": f"select(a * vec4<E>({{alpha}}), a, a > {ZERO})",
-    "NEG": "-a",
-    "RSQRT": "inverseSqrt(a)",  # E is f32: an fp16 variance + 1e-6 epsilon keeps it
-    "GELU": "gelu_{form}(a)",  # shaders/engine/gelu.wgsl
-}
-INCLUDES = {"GELU": ("gelu.wgsl",)}  # helper functions an expression calls
 PRELU = f"select(a * b, a, a >= {ZERO})"
 WG = 64  # invocations per work group (1-D over the pixels of a slice)
 V = 4  # vec4 per invocation: WG 64 x V 4 was best of 32-128 x 1-4 on lavapipe (~10-25%)
 
 
 # --- helpers shared by the other element-wise style kernels (pool, pad, softmax) ---------
-def wgsl_float(value: float) -> str:
-    """A float32 value as a WGSL literal that round-trips exactly."""
-    return np.format_float_scientific(np.float32(value), unique=True, trim="0")
-
-
 def lane_mask(c: int) -> str | None:
     """vec4<bool> of the lanes of the last slice that hold channels, None when C % 4 == 0."""
     rem = c % 4
@@ -187,14 +161,19 @@ class Binary(Kernel):
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         return build_elementwise(
-            f"{self.name}_{op.type.lower()}", op, graph, ctx, BINARY[op.type], list(op.inputs)
+            f"{self.name}_{op.type.lower()}",
+            op,
+            graph,
+            ctx,
+            BINARY[op.type].wgsl,
+            list(op.inputs),
         )
 
 
 @register
 class Unary(Kernel):
-    """Activations as ops (RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, ELU,
-    LEAKY_RELU, GELU exact or tanh-approximate), NEG and RSQRT."""
+    """The element-wise table's unary ops: activations (GELU exact or tanh-approximate
+    included), NEG, RSQRT."""
 
     name = "unary"
     storage_kinds = ("buffer", "texture")
@@ -204,12 +183,8 @@ class Unary(Kernel):
         return _operands_fit(op, graph, list(op.inputs[:1]))
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
-        expr = UNARY[op.type]
-        if op.type == "LEAKY_RELU":
-            expr = expr.replace("{alpha}", wgsl_float(op.attrs.get("alpha", 0.2)))
-        if op.type == "GELU":
-            expr = expr.replace("{form}", "tanh" if op.attrs.get("approximate") else "erf")
-        name, includes = f"{self.name}_{op.type.lower()}", INCLUDES.get(op.type, ())
+        expr = activation_expr(op.type, "a", op.attrs)
+        name, includes = f"{self.name}_{op.type.lower()}", UNARY[op.type].includes
         return build_elementwise(name, op, graph, ctx, expr, [op.inputs[0]], includes)
 
 

@@ -26,19 +26,14 @@ import numpy as np
 from engine.gpu.codegen import activation_expr
 from engine.gpu.kernels.base import Binding, BuildContext, Shape4, shape4, tensor_arg
 from engine.gpu.kernels.params import Params
+from engine.model.elementwise import UNARY, fused_steps
 from engine.model.ir import Graph, Op
 from engine.transforms.quantized import grid_step
 
 
 def steps_of(op: Op) -> list[tuple]:
-    steps: list[tuple] = []
     act = op.attrs.get("fused_activation_function", "NONE")
-    # TFLite's float kernels clamp to CalculateActivationRange, which is
-    # (-inf, inf) for TANH and SIGN_BIT: as a *fused* activation they do nothing.
-    if act not in ("NONE", "TANH", "SIGN_BIT"):
-        steps.append(("act", act))
-    steps.extend(op.attrs.get("epilogue", ()))
-    return steps
+    return [*fused_steps(act), *op.attrs.get("epilogue", ())]
 
 
 def build(
@@ -62,7 +57,7 @@ def build(
     steps, bindings = [], []
     for kind, arg in steps_of(op):
         if kind == "act":
-            steps.append({"kind": "act", "expr": activation_expr(arg), "binding": None})
+            steps.append({"kind": "act", "expr": activation_expr(arg, "v"), "binding": None})
             continue
         if kind == "quant":
             steps.append(quant_step(arg))
@@ -107,8 +102,8 @@ def build(
                       "row": coords[1], "guard": bound, "binding": number,
                       "tensor": arg_, "taps": taps})  # fmt: skip
         bindings.append(binding)
-    if out.c % 4 and any(st["kind"] == "act" and "sigmoid" in st["expr"] for st in steps):
-        # sigmoid(0) = 0.5: keep the padded lanes of the last slice at zero.
+    if out.c % 4 and any(kind == "act" and not UNARY[arg].keeps_zero for kind, arg in steps_of(op)):
+        # e.g. sigmoid(0) = 0.5: keep the padded lanes of the last slice at zero.
         keep = ", ".join("1.0" if lane < out.c % 4 else "0.0" for lane in range(4))
         steps.append({"kind": "mask", "last": out.s - 1, "keep": keep, "binding": None})
     return steps, bindings

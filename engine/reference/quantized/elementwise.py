@@ -5,7 +5,8 @@
 - MUL (mul.cc): (x1 - z1) * (x2 - z2) times s1 * s2 / s_out;
 - MAXIMUM / MINIMUM: on the integers (LiteRT requires one grid for all three);
 - HARD_SWISH: LiteRT's int16 fixed-point formula (reference_ops::HardSwish);
-- other activations (LOGISTIC, TANH, ELU, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU) and
+- the element-wise table's other activations (engine/model/elementwise.py, quantized
+  "lookup": LOGISTIC, TANH, ELU, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU) and
   SOFTMAX: through a float lookup over the input grid, as LiteRT's optimized int8
   kernels build theirs: dequantize, apply in float32, q = round(y / s_out) + z_out.
   (LiteRT's BUILTIN_REF kernels use fixed-point approximations of exp instead and
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import ModelError
+from engine.model.elementwise import UNARY
 from engine.model.ir import Op
 from engine.reference import softmax as float_softmax
 from engine.reference.quantized import OpTensors, register_quantized
@@ -95,15 +97,9 @@ def _range(dtype: str) -> tuple[int, int]:
     return (-128, 128) if dtype == "int8" else (0, 256)
 
 
-_ACTIVATIONS = ("LOGISTIC", "TANH", "ELU", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU")
-
-
-@register_quantized(*_ACTIVATIONS)
+@register_quantized(*(name for name, u in UNARY.items() if u.quantized == "lookup"))
 def activation(op: Op, inputs: list, ts: OpTensors) -> list:
-    from engine.reference import registry
-
-    float_fn = registry.kernel(op.type)
-    return [lookup(op, inputs[0], ts, lambda v: float_fn(op, [v])[0])]
+    return [lookup(op, inputs[0], ts, lambda v: UNARY[op.type].numpy(v, op.attrs))]
 
 
 def _high_mul_16(a: np.ndarray, b: int, rounding: bool = True) -> np.ndarray:

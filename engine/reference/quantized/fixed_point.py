@@ -7,8 +7,8 @@ default double-rounding build, TFLITE_SINGLE_ROUNDING off):
   high multiply (gemmlowp's SaturatingRoundingDoublingHighMul) then a rounding right
   shift (RoundingDivideByPOT), both rounding half away from zero;
 - round_half_away: TfLiteRound (std::round) on float32 values;
-- activation_range: CalculateActivationRangeQuantized, the fused activation as an
-  integer clamp on the output's grid.
+- activation_range: CalculateActivationRangeQuantized, the fused activation's clamp
+  (engine/model/elementwise.py FUSED) as an integer clamp on the output's grid.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from engine.errors import ModelError
+from engine.model.elementwise import FUSED
 
 INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 
@@ -103,15 +104,14 @@ def activation_range(activation: str, scale: float, zero_point: int, dtype: str)
     def quantize(f: float) -> int:
         return zero_point + int(round_half_away(np.float32(f) / s))
 
-    if activation in ("NONE", "TANH", "SIGN_BIT"):
+    if activation not in FUSED:
+        raise ModelError(f"unknown fused activation {activation!r}")
+    bounds = FUSED[activation]
+    if bounds is None:
         return qmin, qmax
-    if activation == "RELU":
-        return max(qmin, quantize(0.0)), qmax
-    if activation == "RELU6":
-        return max(qmin, quantize(0.0)), min(qmax, quantize(6.0))
-    if activation == "RELU_N1_TO_1":
-        return max(qmin, quantize(-1.0)), min(qmax, quantize(1.0))
-    raise ModelError(f"unknown fused activation {activation!r}")
+    lo, hi = bounds
+    return (max(qmin, quantize(lo)) if math.isfinite(lo) else qmin,
+            min(qmax, quantize(hi)) if math.isfinite(hi) else qmax)  # fmt: skip
 
 
 def saturate(x: np.ndarray, dtype: str, lo: int | None = None, hi: int | None = None) -> np.ndarray:
