@@ -10,8 +10,14 @@ Per op type (TFLite's builtin names, MediaPipe's custom codes) one `OpSpec`:
   another op's options table, or none);
 - a shape rule: the declared input shapes (and constant values) -> the output shapes
   TFLite's kernel computes (tensorflow/lite/kernels/*.cc Prepare), or `Invalid` when the
-  inputs cannot go together; None when the rule does not say.
-Op types not in the table are left to the compiler (no kernel: a ModelError there).
+  inputs cannot go together; None when the rule does not say;
+- what the passes and the quantized path may assume: which epilogue steps its kernels
+  take, whether it only moves values, keeps the quantization grid, reads only the
+  PHWC4 layout.
+The element-wise ops come from engine/model/elementwise.py. Op types not in the table
+are left to the compiler (no kernel: a ModelError there). The kernels that serve an op
+register themselves under its name (engine/reference/registry.py `register`, engine/gpu/
+kernels/base.py `register`); tests/model/test_op_specs.py checks the three agree.
 """
 
 from __future__ import annotations
@@ -56,6 +62,16 @@ class OpSpec:
     options: tuple[str, ...] = ()
     rule: Rule | None = None
     keeps_size: bool = False  # the output holds exactly the input's elements (reshapes)
+    # What the fusion passes may put into the op's epilogue (its GPU kernels apply the
+    # steps, engine/gpu/kernels/epilogue.py): "all": activations, element-wise operands
+    # and the fake-quant rounding (engine/transforms/fuse.py, quantized.py); "quant": the
+    # rounding only; "": nothing.
+    epilogue: str = ""
+    # Copies input values, no arithmetic: the integer kernel is the float kernel run on
+    # the integers (engine/reference/quantized/shape.py), the grid stays the input's.
+    moves: bool = False
+    same_grid: bool = False  # a quantized result stays on its inputs' grid (max, pad, ...)
+    layout_only: bool = False  # sees its input through the PHWC4 layout only (no axis)
 
     def type_class(self, position: int) -> str:
         if not self.types:
@@ -63,8 +79,10 @@ class OpSpec:
         return self.types[min(position, len(self.types) - 1)]
 
 
-def _window_out(padding: str, size: int, k: int, stride: int, dilation: int = 1) -> int:
-    """TFLite's output length (kernels/padding.h); <= 0 when the window does not fit."""
+def window_out(padding: str, size: int, k: int, stride: int, dilation: int = 1) -> int:
+    """TFLite's output length of a windowed op along one axis (kernels/padding.h: SAME
+    ceil(size / stride), VALID ceil((size - (k - 1) * dilation) / stride)); <= 0 when the
+    window does not fit."""
     if padding == "SAME":
         return -(-size // stride)
     return -(-(size - (k - 1) * dilation) // stride)
@@ -87,8 +105,11 @@ def _padding(a: dict) -> str:
 
 def _spatial(a: dict, x: Shape, kh: int, kw: int, dh: int = 1, dw: int = 1) -> tuple[int, int]:
     sh, sw = _positive(a, "stride_h", "stride_w")
-    pad = _padding(a)
-    oh, ow = _window_out(pad, x[1], kh, sh, dh), _window_out(pad, x[2], kw, sw, dw)
+    pad, h, w = _padding(a), x[1], x[2]
+    if "explicit_padding" in a:  # a PAD merged in (engine/transforms/merge_pad.py)
+        top, bottom, left, right = a["explicit_padding"]
+        pad, h, w = "VALID", h + top + bottom, w + left + right
+    oh, ow = window_out(pad, h, kh, sh, dh), window_out(pad, w, kw, sw, dw)
     if oh < 1 or ow < 1:
         raise Invalid(f"a {kh}x{kw} window (dilation {dh}x{dw}) does not fit input {list(x)}")
     return oh, ow
@@ -300,58 +321,84 @@ def tile(a: dict, s: list, c: list) -> list[Shape] | None:
 
 
 _X, _XW, _XWB = ("x",), ("x", "w"), ("x", "w", "b")
-# The element-wise table's ops and the other ops of the same shape rules
-_UNARY = (*elementwise.UNARY, "SOFTMAX", "QUANTIZE", "DEQUANTIZE", "DENSIFY", "ABS", "EXP", "LOG",
-          "SQRT", "SQUARE", "SIN", "COS", "L2_NORMALIZATION")  # fmt: skip
-_BINARY = (*elementwise.BINARY, "POW")
+# Other ops of the element-wise shape rules (no kernel runs most of them: checked only)
+_SAME_SHAPE = ("QUANTIZE", "DEQUANTIZE", "DENSIFY", "ABS", "EXP", "LOG", "SQRT", "SQUARE", "SIN",
+               "COS", "L2_NORMALIZATION")  # fmt: skip
 _CONV_RANKS = {0: (4,), 1: (4,), 2: (1,)}
 _WINDOW = ("padding", "stride_w", "stride_h")
+_POOL = ("padding", "filter_width", "filter_height")
 
 SPECS: dict[str, OpSpec] = {
     "CONV_2D": OpSpec((2, 3), optional=frozenset({2}), types=_XWB, ranks=_CONV_RANKS,
-                      options=_WINDOW, rule=conv_2d),
+                      options=_WINDOW, rule=conv_2d, epilogue="all", layout_only=True),
     "DEPTHWISE_CONV_2D": OpSpec((2, 3), optional=frozenset({2}), types=_XWB,
                                 ranks=_CONV_RANKS, options=_WINDOW,
-                                rule=depthwise_conv_2d),
+                                rule=depthwise_conv_2d, epilogue="all", layout_only=True),
     "TRANSPOSE_CONV": OpSpec((3, 4), optional=frozenset({3}), types=("i", "w", "x", "b"),
                              ranks={0: (1,), 1: (4,), 2: (4,), 3: (1,)},
-                             options=_WINDOW, rule=transpose_conv),
+                             options=_WINDOW, rule=transpose_conv, epilogue="all"),
     "Convolution2DTransposeBias": OpSpec((3, 3), types=_XWB, ranks={0: (4,), 1: (4,), 2: (1,)},
-                                         options=_WINDOW,
-                                         rule=transpose_conv_bias),
+                                         options=_WINDOW, rule=transpose_conv_bias,
+                                         epilogue="all"),
     "FULLY_CONNECTED": OpSpec((2, 3), optional=frozenset({2}), types=_XWB,
-                              ranks={1: (2,), 2: (1,)}, rule=fully_connected),
-    "MAX_POOL_2D": OpSpec((1, 1), types=_X, ranks={0: (4,)},
-                          options=("padding", "filter_width", "filter_height"), rule=pool_2d),
-    "AVERAGE_POOL_2D": OpSpec((1, 1), types=_X, ranks={0: (4,)},
-                              options=("padding", "filter_width", "filter_height"), rule=pool_2d),
-    **{t: OpSpec((1, 1), types=("any",), rule=same_shape) for t in _UNARY},
-    **{t: OpSpec((2, 2), types=("any",), rule=broadcast) for t in _BINARY},
-    "PRELU": OpSpec((2, 2), types=("x", "w"), rule=broadcast),
-    "CONCATENATION": OpSpec((1, 1 << 16), types=("any",), rule=concatenation),
-    "PACK": OpSpec((1, 1 << 16), types=("any",)),
-    "RESHAPE": OpSpec((1, 2), types=("any", "i"), keeps_size=True),
-    "SQUEEZE": OpSpec((1, 1), types=("any",), keeps_size=True),
-    "EXPAND_DIMS": OpSpec((2, 2), types=("any", "i"), keeps_size=True),
-    "PAD": OpSpec((2, 2), types=("any", "i"), ranks={1: (2,)}, rule=pad),
-    "PADV2": OpSpec((3, 3), types=("any", "i", "any"), ranks={1: (2,)}, rule=pad),
-    "RESIZE_BILINEAR": OpSpec((2, 2), types=("x", "i"), ranks={0: (4,), 1: (1,)}, rule=resize),
+                              ranks={1: (2,), 2: (1,)}, rule=fully_connected, epilogue="all"),
+    "MAX_POOL_2D": OpSpec((1, 1), types=_X, ranks={0: (4,)}, options=_POOL, rule=pool_2d,
+                          epilogue="all", same_grid=True, layout_only=True),
+    "AVERAGE_POOL_2D": OpSpec((1, 1), types=_X, ranks={0: (4,)}, options=_POOL, rule=pool_2d,
+                              epilogue="all", layout_only=True),
+    **{t: OpSpec((1, 1), types=("any",), rule=same_shape, epilogue="quant", layout_only=True)
+       for t in elementwise.UNARY},
+    **{t: OpSpec((2, 2), types=("any",), rule=broadcast, epilogue=b.epilogue,
+                 same_grid=b.same_grid) for t, b in elementwise.BINARY.items()},
+    "POW": OpSpec((2, 2), types=("any",), rule=broadcast),
+    **{t: OpSpec((1, 1), types=("any",), rule=same_shape) for t in _SAME_SHAPE},
+    "SOFTMAX": OpSpec((1, 1), types=("any",), rule=same_shape, epilogue="quant"),
+    "PRELU": OpSpec((2, 2), types=("x", "w"), rule=broadcast, epilogue="quant"),
+    "CONCATENATION": OpSpec((1, 1 << 16), types=("any",), rule=concatenation, epilogue="all",
+                            same_grid=True),
+    "PACK": OpSpec((1, 1 << 16), types=("any",), moves=True),
+    "UNPACK": OpSpec((1, 1), (1, 1 << 16), types=("any",), moves=True),
+    "RESHAPE": OpSpec((1, 2), types=("any", "i"), keeps_size=True, moves=True),
+    "SQUEEZE": OpSpec((1, 1), types=("any",), keeps_size=True, moves=True),
+    "EXPAND_DIMS": OpSpec((2, 2), types=("any", "i"), keeps_size=True, moves=True),
+    "PAD": OpSpec((2, 2), types=("any", "i"), ranks={1: (2,)}, rule=pad, same_grid=True),
+    "PADV2": OpSpec((3, 3), types=("any", "i", "any"), ranks={1: (2,)}, rule=pad,
+                    same_grid=True),
+    "RESIZE_BILINEAR": OpSpec((2, 2), types=("x", "i"), ranks={0: (4,), 1: (1,)}, rule=resize,
+                              epilogue="quant", layout_only=True),
     "RESIZE_NEAREST_NEIGHBOR": OpSpec((2, 2), types=("x", "i"), ranks={0: (4,), 1: (1,)},
-                                      rule=resize),
+                                      rule=resize, epilogue="quant", moves=True,
+                                      layout_only=True),
     "DEPTH_TO_SPACE": OpSpec((1, 1), types=_X, ranks={0: (4,)}, options=("block_size",),
-                             rule=depth_to_space),
+                             rule=depth_to_space, moves=True),
     "SPACE_TO_DEPTH": OpSpec((1, 1), types=_X, ranks={0: (4,)}, options=("block_size",),
-                             rule=space_to_depth),
+                             rule=space_to_depth, moves=True),
+    "MEAN": OpSpec((2, 2), types=("any", "i"), ranks={1: (0, 1)}, rule=reduce, epilogue="quant"),
     **{t: OpSpec((2, 2), types=("any", "i"), ranks={1: (0, 1)}, rule=reduce)
-       for t in ("MEAN", "SUM", "REDUCE_PROD", "REDUCE_MAX", "REDUCE_MIN")},
-    "TRANSPOSE": OpSpec((2, 2), types=("any", "i"), ranks={1: (1,)}, rule=transpose),
+       for t in ("SUM", "REDUCE_PROD", "REDUCE_MAX", "REDUCE_MIN")},
+    "TRANSPOSE": OpSpec((2, 2), types=("any", "i"), ranks={1: (1,)}, rule=transpose, moves=True),
     "SPLIT": OpSpec((2, 2), (1, 1 << 16), types=("i", "any"), ranks={0: (0, 1)},
-                    options=("num_splits",), rule=split),
-    "SLICE": OpSpec((3, 3), types=("any", "i", "i"), ranks={1: (1,), 2: (1,)}, rule=slice_),
+                    options=("num_splits",), rule=split, moves=True),
+    "SPLIT_V": OpSpec((3, 3), (1, 1 << 16), types=("any", "i", "i"), moves=True),
+    "SLICE": OpSpec((3, 3), types=("any", "i", "i"), ranks={1: (1,), 2: (1,)}, rule=slice_,
+                    moves=True),
     "STRIDED_SLICE": OpSpec((4, 4), types=("any", "i", "i", "i"),
-                            ranks={1: (1,), 2: (1,), 3: (1,)}),
-    "GATHER": OpSpec((2, 2), types=("any", "i"), rule=gather),
+                            ranks={1: (1,), 2: (1,), 3: (1,)}, moves=True),
+    "GATHER": OpSpec((2, 2), types=("any", "i"), rule=gather, moves=True),
+    # moves values too, but has no integer kernel yet (no LiteRT-checked int8 TILE case)
     "TILE": OpSpec((2, 2), types=("any", "i"), ranks={1: (1,)}, rule=tile),
     "SHAPE": OpSpec((1, 1), types=("any",)),
     "BATCH_MATMUL": OpSpec((2, 2), types=("x", "x")),
 }  # fmt: skip
+
+
+def output_shapes(op_type: str, attrs: dict, shapes: list, values: list) -> list[Shape] | None:
+    """The output shapes of an `op_type` op with these attributes, input shapes (None: left
+    out) and constant input values (None: not known): its rule's answer, None where the
+    table has no rule or the rule does not say; Invalid when the inputs cannot go together.
+    The one home of shape rules: validate, resize_inputs, the graph builder and the
+    reference's probe (engine/reference/registry.py output_types) ask here."""
+    spec = SPECS.get(op_type)
+    if spec is None or spec.rule is None:
+        return None
+    return spec.rule(attrs, shapes, values)

@@ -24,7 +24,15 @@ import math
 
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op
-from engine.model.op_specs import ACTIVATIONS, CLASSES, PADDINGS, SPECS, Invalid, OpSpec
+from engine.model.op_specs import (
+    ACTIVATIONS,
+    CLASSES,
+    PADDINGS,
+    SPECS,
+    Invalid,
+    OpSpec,
+    output_shapes,
+)
 
 # TFLite's kernels handle rank <= 6 (reshape, transpose, strided slice); 8 leaves room.
 MAX_RANK = 8
@@ -174,10 +182,8 @@ def _check_shapes(graph: Graph, op: Op, spec: OpSpec) -> None:
             f"output '{outs[0].name}' {list(outs[0].shape)} does not hold the "
             f"{math.prod(shapes[0])} elements of input {list(shapes[0])}"
         )
-    if spec.rule is None:
-        return
     values = [graph.tensors[t].data if t >= 0 else None for t in op.inputs]
-    expected = spec.rule(op.attrs, shapes, values)
+    expected = output_shapes(op.type, op.attrs, shapes, values)
     if expected is None:
         return
     for tensor, shape in zip(outs, expected, strict=False):

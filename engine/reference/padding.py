@@ -12,16 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import ModelError
+from engine.model.op_specs import window_out
 
 
 def out_size(padding: str, size: int, k: int, stride: int, dilation: int = 1) -> int:
-    """Output length along one spatial axis."""
-    eff_k = (k - 1) * dilation + 1
-    if padding == "SAME":
-        return (size + stride - 1) // stride
-    if padding == "VALID":
-        return (size - eff_k + stride) // stride
-    raise ModelError(f"unsupported padding {padding!r} (expected SAME or VALID)")
+    """Output length along one spatial axis (the op table's window_out)."""
+    if padding not in ("SAME", "VALID"):
+        raise ModelError(f"unsupported padding {padding!r} (expected SAME or VALID)")
+    return window_out(padding, size, k, stride, dilation)
 
 
 def pad_before(padding: str, size: int, k: int, stride: int, dilation: int = 1) -> int:

@@ -14,7 +14,8 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.model.elementwise import FUSED
-from engine.model.ir import Op
+from engine.model.ir import Op, Tensor
+from engine.model.op_specs import SPECS, output_shapes
 
 Kernel = Callable[[Op, list[np.ndarray | None]], list[np.ndarray]]
 
@@ -56,6 +57,30 @@ FAMILIES = ("conv", "elementwise", "matmul", "normalization", "pooling", "resize
 def _load_families() -> None:
     for name in FAMILIES:
         importlib.import_module(f"engine.reference.{name}")
+
+
+def output_types(op: Op, inputs: list[Tensor | None]) -> list[tuple[tuple[int, ...], str]]:
+    """Each output's (shape, dtype) for inputs of these shapes, dtypes and (constant) data:
+    the op table's shape rule where it says (engine/model/op_specs.py output_shapes; dtype:
+    numpy's result type of the inputs that are not indices), else what the op's reference
+    kernel gives on zeros of the input shapes, constant inputs as they are. ModelError
+    when neither knows; op_specs.Invalid when the inputs cannot go together."""
+    shapes = [None if t is None else tuple(t.shape) for t in inputs]
+    values = [None if t is None else t.data for t in inputs]
+    ruled = output_shapes(op.type, op.attrs, shapes, values)
+    if ruled is not None:
+        spec = SPECS[op.type]
+        kinds = [
+            t.dtype for k, t in enumerate(inputs) if t is not None and spec.type_class(k) != "i"
+        ]
+        dtype = np.result_type(*kinds).name if kinds else "float32"
+        return [(tuple(shape), dtype) for shape in ruled]
+    fn = kernel(op.type)
+    if fn is None:
+        raise ModelError(f"{op.type}: no shape rule and no reference kernel to find its outputs")
+    args = [None if t is None else t.data if t.is_constant else np.zeros(t.shape, t.dtype)
+            for t in inputs]  # fmt: skip
+    return [(np.shape(y), np.asarray(y).dtype.name) for y in fn(op, args)]
 
 
 # Shared helpers for kernels --------------------------------------------------

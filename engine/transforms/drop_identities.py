@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_shape
+from engine.model.op_specs import SPECS
 from engine.transforms.base import PassResult, drop_op, mappable
 
 # Readers that see a tensor only through its PHWC4 layout.
-_LAYOUT_AGNOSTIC = {
-    "CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D", "RELU", "RELU6",
-    "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH", "ELU", "LEAKY_RELU",
-    "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR",
-}  # fmt: skip
+_LAYOUT_AGNOSTIC = {name for name, spec in SPECS.items() if spec.layout_only}
 
 
 def _identity_source(graph: Graph, i: int) -> tuple[int | None, str]:

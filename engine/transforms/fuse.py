@@ -25,14 +25,11 @@ import numpy as np
 from engine.model.elementwise import UNARY, fused_steps
 from engine.model.ir import Graph
 from engine.model.layout import phwc4_shape
+from engine.model.op_specs import SPECS
 from engine.transforms.base import PassResult, mappable, sole_consumer, with_attrs
 
-# Producers whose GPU kernels apply the epilogue.
-PRODUCERS = {
-    "CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "Convolution2DTransposeBias",
-    "FULLY_CONNECTED", "ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM",
-    "MAX_POOL_2D", "AVERAGE_POOL_2D", "CONCATENATION",
-}  # fmt: skip
+# Producers the passes fuse into (engine/model/op_specs.py: epilogue "all").
+PRODUCERS = {name for name, spec in SPECS.items() if spec.epilogue == "all"}
 ACTIVATIONS = {name for name, u in UNARY.items() if u.fusable}
 
 

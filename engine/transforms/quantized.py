@@ -29,20 +29,17 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op, Quantization, Tensor
+from engine.model.op_specs import SPECS
 from engine.reference import quantized
 from engine.reference.quantized.params import dequantize
-from engine.reference.quantized.shape import MOVES
 from engine.transforms.base import PassResult, sole_consumer, with_attrs
 
-# Ops whose integer outputs are the inputs' values on the same grid (no rounding).
-GRID_PRESERVING = {*MOVES, "MAX_POOL_2D", "PAD", "PADV2", "CONCATENATION", "MAXIMUM", "MINIMUM"}
-# Ops whose GPU kernels (and the reference's fused.py) apply epilogue steps.
-EPILOGUE_OPS = {
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "ADD", "SUB", "MUL",
-    "DIV", "MAXIMUM", "MINIMUM", "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH",
-    "HARD_SWISH", "ELU", "LEAKY_RELU", "PRELU", "MEAN", "MAX_POOL_2D", "AVERAGE_POOL_2D",
-    "SOFTMAX", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "CONCATENATION",
-}  # fmt: skip
+# Ops whose integer outputs are the inputs' values on the same grid (no rounding), those
+# that only move values, those whose GPU kernels (and the reference's fused.py) apply
+# epilogue steps: engine/model/op_specs.py.
+MOVES = {name for name, spec in SPECS.items() if spec.moves}
+GRID_PRESERVING = MOVES | {name for name, spec in SPECS.items() if spec.same_grid}
+EPILOGUE_OPS = {name for name, spec in SPECS.items() if spec.epilogue}
 INT_TYPES = ("int8", "uint8")
 
 

@@ -8,8 +8,9 @@ target may be written as [1, 1]). So shapes are recomputed, op by op, from the i
    change) or the shape the file gives;
 2. per op: if every input's value is known (constants, SHAPE of a known shape, and what
    those feed), the reference kernel computes the outputs' values, hence their shapes;
-   else a shape rule (element-wise, conv, pool, fully connected) gives the output shapes;
-   else the reference kernel runs on zeros of the input shapes (data movement: cheap).
+   else the op table's shape rule gives the output shapes, or where it has none the
+   reference kernel runs on zeros of the input shapes (engine/reference/registry.py
+   output_types; data movement: cheap).
 Values are used for shapes only; engine/transforms/fold_shapes.py then folds them.
 Usage: resize_inputs(load_tflite(path), {"image": (4, 24, 24, 3)})
 """
@@ -23,16 +24,11 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.model.ir import Graph, Op
+from engine.model.op_specs import Invalid
 from engine.reference import registry
-from engine.reference.padding import out_size
 
 Shape = tuple[int, ...]
 
-_SAME_SHAPE = {
-    "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH", "ELU", "LEAKY_RELU",
-    "GELU", "NEG", "RSQRT", "SOFTMAX", "LAYER_NORM",
-}  # fmt: skip
-_BROADCAST = {"ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU"}
 MAX_VALUE_ELEMENTS = 1 << 16  # values tracked through known-input ops (shape arithmetic)
 
 
@@ -58,7 +54,7 @@ def resize_inputs(graph: Graph, input_shapes: Mapping[str, Sequence[int]] | None
     for i, op in enumerate(graph.ops):
         try:
             out_shapes = _propagate(op, shapes, values, graph)
-        except (ModelError, ValueError, IndexError, KeyError) as exc:
+        except (ModelError, Invalid, ValueError, IndexError, KeyError) as exc:
             msg = f"{graph.name}: op #{i} {op.type}: shapes do not propagate: {exc}"
             raise ModelError(msg) from None
         for t, s in zip(op.outputs, out_shapes, strict=True):
@@ -101,47 +97,12 @@ def _propagate(op: Op, shapes: dict, values: dict, graph: Graph) -> list[Shape]:
         if all(v.size <= MAX_VALUE_ELEMENTS for v in outs):
             values.update(zip(op.outputs, outs, strict=True))
         return [v.shape for v in outs]
-    rule = _rule(op, [shapes[t] if t >= 0 else None for t in op.inputs])
-    if rule is not None:
-        return rule
-    if fn is None:
-        raise ModelError("no reference kernel to find its output shapes")
-    args = [
-        None if t < 0 else values[t] if t in values
-        else np.zeros(shapes[t], graph.tensors[t].dtype)
+    inputs = [
+        None if t < 0 else replace(graph.tensors[t], shape=shapes[t], data=values.get(t))
         for t in op.inputs
-    ]  # fmt: skip
-    return [np.shape(v) for v in fn(op, args)]
+    ]
+    return [shape for shape, _ in registry.output_types(op, inputs)]
 
 
 def _small(op: Op, shapes: dict) -> bool:
     return all(int(np.prod(shapes[t])) <= MAX_VALUE_ELEMENTS for t in op.inputs if t >= 0)
-
-
-def _rule(op: Op, ins: list[Shape | None]) -> list[Shape] | None:
-    """Output shapes of the ops whose reference kernels are costly on zeros, or None."""
-    a = op.attrs
-    if op.type in _SAME_SHAPE:
-        return [ins[0]]
-    if op.type in _BROADCAST:
-        return [tuple(np.broadcast_shapes(*[s for s in ins if s is not None]))]
-    if op.type in ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D"):
-        if "explicit_padding" in a:
-            return None  # transform-made; resize runs before transforms
-        b, h, w, c = ins[0]
-        if op.type.endswith("POOL_2D"):
-            kh, kw, dh, dw, cout = a["filter_height"], a["filter_width"], 1, 1, c
-        else:  # weights: conv [O, kh, kw, I], depthwise [1, kh, kw, C * M]
-            o, kh, kw, m = ins[1]
-            dh, dw = a.get("dilation_h_factor", 1), a.get("dilation_w_factor", 1)
-            cout = o if op.type == "CONV_2D" else m
-        pad = a.get("padding", "VALID")
-        oh = out_size(pad, h, kh, a.get("stride_h", 1), dh)
-        ow = out_size(pad, w, kw, a.get("stride_w", 1), dw)
-        return [(b, oh, ow, cout)]
-    if op.type == "FULLY_CONNECTED":
-        units, depth = ins[1]
-        if a.get("keep_num_dims", False):
-            return [(*ins[0][:-1], units)]
-        return [(int(np.prod(ins[0])) // depth, units)]
-    return None

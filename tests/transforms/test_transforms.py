@@ -231,3 +231,15 @@ def test_max_pool_shortcut_kept_when_the_pool_has_another_reader():
     assert "MAX_POOL_2D" in [op.type for op in g1.ops]
     assert all(step[0] != "add_pool2" for op in g1.ops for step in op.attrs.get("epilogue", ()))
     same_outputs(g, g1)
+
+
+def test_drop_identity_reshape_before_any_unary_op():
+    """Every op of the element-wise table reads its input through the layout only (NEG,
+    RSQRT, GELU joined the RELU family when the lists became the op table)."""
+    b = Builder()
+    x = b.tensor((1, 1, 1, 8))
+    r = b.op("RESHAPE", (x, b.const(np.array([1, 8], np.int32))), (1, 8))
+    g = b.graph([x], [b.op("NEG", (r,), (1, 8))])
+    g1, res = drop_identities(g)
+    assert res.applied == 1 and [op.type for op in g1.ops] == ["NEG"]
+    same_outputs(g, g1)

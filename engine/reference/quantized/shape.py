@@ -16,15 +16,14 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.model.ir import Op
+from engine.model.op_specs import SPECS
 from engine.reference import registry
 from engine.reference.quantized import OpTensors, register_quantized
 from engine.reference.quantized.params import per_tensor
 from engine.reference.registry import const_ints
 from engine.reference.resize import _flags, _size
 
-MOVES = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "SLICE", "STRIDED_SLICE", "GATHER",
-         "SPLIT", "SPLIT_V", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR",
-         "PACK", "UNPACK")  # fmt: skip
+MOVES = tuple(name for name, spec in SPECS.items() if spec.moves)  # engine/model/op_specs.py
 
 
 @register_quantized(*MOVES)
