@@ -16,28 +16,21 @@ papers (NHWC, batch 1); only shapes and who reads what matter to a memory plan.
 
 from __future__ import annotations
 
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.builder import GraphBuilder
+from engine.model.ir import Graph
 
 
-class _Builder:
+class _Builder(GraphBuilder):
+    """The graph builder with one [1, side, side, 3] input and weightless convs."""
+
     def __init__(self, name: str, side: int):
-        self.name = name
-        self.tensors = [Tensor("input", (1, side, side, 3), "float32")]
-        self.ops: list[Op] = []
-
-    def op(self, kind: str, inputs: tuple[int, ...], shape: tuple[int, ...], **attrs) -> int:
-        t = len(self.tensors)
-        self.tensors.append(Tensor(f"t{t}", shape, "float32"))
-        self.ops.append(Op(kind, inputs, (t,), attrs))
-        return t
+        super().__init__(name)
+        self.tensor((1, side, side, 3), name="input")
 
     def conv(self, x: int, channels: int, stride: int = 1, kind: str = "CONV_2D", **attrs) -> int:
-        _, h, w, c = self.tensors[x].shape
+        _, h, w, c = self.shape(x)
         shape = (1, -(-h // stride), -(-w // stride), c if kind.startswith("DEPTH") else channels)
         return self.op(kind, (x,), shape, **attrs)
-
-    def graph(self, output: int) -> Graph:
-        return Graph(self.tensors, self.ops, [0], [output], name=self.name)
 
 
 def mobilenet_v1(side: int = 224) -> Graph:
@@ -48,7 +41,7 @@ def mobilenet_v1(side: int = 224) -> Graph:
         x = b.conv(b.conv(x, 0, stride, "DEPTHWISE_CONV_2D"), channels)
     x = b.op("MEAN", (x,), (1, 1, 1, 1024))
     x = b.conv(x, 1000)
-    return b.graph(b.op("SOFTMAX", (b.op("RESHAPE", (x,), (1, 1000)),), (1, 1000)))
+    return b.graph([0], [b.op("SOFTMAX", (b.op("RESHAPE", (x,), (1, 1000)),), (1, 1000))])
 
 
 def _inverted_residuals(b: _Builder, output_stride: int = 32) -> int:
@@ -63,11 +56,11 @@ def _inverted_residuals(b: _Builder, output_stride: int = 32) -> int:
             if stride_so_far * stride > output_stride:
                 stride = 1
             stride_so_far *= stride
-            cin = b.tensors[x].shape[3]
+            cin = b.shape(x)[3]
             y = b.conv(x, cin * t) if t > 1 else x
             y = b.conv(y, 0, stride, "DEPTHWISE_CONV_2D")
             if stride == 1 and cin == c:  # the residual add, fused into the projection
-                y = b.op("CONV_2D", (y,), b.tensors[x].shape, epilogue=(("add", x),))
+                y = b.op("CONV_2D", (y,), b.shape(x), epilogue=(("add", x),))
             else:
                 y = b.conv(y, c)
             x = y
@@ -79,13 +72,13 @@ def mobilenet_v2(side: int = 224) -> Graph:
     x = b.conv(_inverted_residuals(b), 1280)
     x = b.op("MEAN", (x,), (1, 1, 1, 1280))
     x = b.conv(x, 1000)
-    return b.graph(b.op("SOFTMAX", (b.op("RESHAPE", (x,), (1, 1000)),), (1, 1000)))
+    return b.graph([0], [b.op("SOFTMAX", (b.op("RESHAPE", (x,), (1, 1000)),), (1, 1000))])
 
 
 def deeplab_v3(side: int = 513, output_stride: int = 16, aspp: str = "full") -> Graph:
     b = _Builder(f"deeplab_v3_{side}_os{output_stride}_{aspp}", side)
     x = _inverted_residuals(b, output_stride)
-    _, h, w, _ = b.tensors[x].shape
+    _, h, w, _ = b.shape(x)
     pooled = b.conv(b.op("MEAN", (x,), (1, 1, 1, 320)), 256)
     branches = [b.conv(x, 256)]
     if aspp == "full":
@@ -93,7 +86,7 @@ def deeplab_v3(side: int = 513, output_stride: int = 16, aspp: str = "full") -> 
     branches.append(b.op("RESIZE_BILINEAR", (pooled,), (1, h, w, 256)))
     x = b.op("CONCATENATION", tuple(branches), (1, h, w, 256 * len(branches)))
     x = b.conv(b.conv(x, 256), 21)
-    return b.graph(b.op("RESIZE_BILINEAR", (x,), (1, side, side, 21)))
+    return b.graph([0], [b.op("RESIZE_BILINEAR", (x,), (1, side, side, 21))])
 
 
 GRAPHS = {

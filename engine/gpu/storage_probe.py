@@ -86,33 +86,21 @@ def measure(ctx, precision: str) -> dict:
 
 def probe_graph(h: int, w: int, c: int):
     """x -> 1x1 conv -> 3x3 depthwise -> 1x1 conv -> y, RELU6, fixed weights."""
-    from engine.model.ir import Graph, Op, Tensor
+    from engine.model.builder import GraphBuilder
 
     rng = np.random.default_rng(0)
+    b = GraphBuilder("storage_probe")
 
     def const(name, shape):
-        return Tensor(name, shape, "float32", (rng.standard_normal(shape) * 0.1).astype("f4"))
+        return b.const((rng.standard_normal(shape) * 0.1).astype("f4"), name)
 
-    tensors = [
-        Tensor("x", (1, h, w, c), "float32"),
-        const("w1", (c, 1, 1, c)),
-        const("b1", (c,)),
-        Tensor("t1", (1, h, w, c), "float32"),
-        const("wd", (1, 3, 3, c)),
-        const("bd", (c,)),
-        Tensor("t2", (1, h, w, c), "float32"),
-        const("w2", (c, 1, 1, c)),
-        const("b2", (c,)),
-        Tensor("y", (1, h, w, c), "float32"),
-    ]
     conv = {"padding": "SAME", "stride_h": 1, "stride_w": 1, "fused_activation_function": "RELU6"}
-    dw = {**conv, "depth_multiplier": 1}
-    ops = [
-        Op("CONV_2D", (0, 1, 2), (3,), dict(conv)),
-        Op("DEPTHWISE_CONV_2D", (3, 4, 5), (6,), dw),
-        Op("CONV_2D", (6, 7, 8), (9,), dict(conv)),
-    ]
-    return Graph(tensors, ops, [0], [9], name="storage_probe")
+    x = b.tensor((1, h, w, c), name="x")
+    t1 = b.op("CONV_2D", (x, const("w1", (c, 1, 1, c)), const("b1", (c,))), name="t1", **conv)
+    t2 = b.op("DEPTHWISE_CONV_2D", (t1, const("wd", (1, 3, 3, c)), const("bd", (c,))), name="t2",
+              depth_multiplier=1, **conv)  # fmt: skip
+    y = b.op("CONV_2D", (t2, const("w2", (c, 1, 1, c)), const("b2", (c,))), name="y", **conv)
+    return b.graph([x], [y])
 
 
 def _record(pass_, dispatches, repeats: int) -> None:

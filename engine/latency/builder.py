@@ -31,7 +31,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from engine.latency.cell import CONV1X1, CONV3X3, MAXPOOL3X3, Cell, CellError
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.builder import GraphBuilder
+from engine.model.ir import Graph
 
 
 @dataclass(frozen=True)
@@ -81,74 +82,54 @@ def vertex_channels(in_channels: int, out_channels: int, matrix) -> list[int]:
     return channels
 
 
-class _Net:
-    """Graph under construction: tensors, ops, shapes; each layer returns its output id."""
+class _Net(GraphBuilder):
+    """Graph under construction, with NAS-Bench-101's layers; each returns its output id
+    (output shapes from the op table's rules)."""
 
     def __init__(self, rng: np.random.Generator):
+        super().__init__()
         self.rng = rng
-        self.tensors: list[Tensor] = []
-        self.ops: list[Op] = []
-
-    def shape(self, t: int) -> tuple[int, ...]:
-        return self.tensors[t].shape
-
-    def tensor(self, name: str, shape, data: np.ndarray | None = None) -> int:
-        dtype = "float32" if data is None else data.dtype.name
-        self.tensors.append(Tensor(name, tuple(int(s) for s in shape), dtype, data))
-        return len(self.tensors) - 1
-
-    def op(self, type_: str, inputs, shape, name: str, **attrs) -> int:
-        out = self.tensor(name, shape)
-        self.ops.append(Op(type_, tuple(inputs), (out,), attrs))
-        return out
 
     def conv_bn_relu(self, x: int, k: int, channels: int, name: str) -> int:
         """CONV_2D k x k SAME + folded batch norm (weights, bias) + fused RELU."""
-        b, h, w, c = self.shape(x)
+        c = self.shape(x)[3]
         weights = self.rng.normal(0, np.sqrt(2.0 / (k * k * c)), (channels, k, k, c))
         bias = self.rng.normal(0, 0.1, channels)
-        wt = self.tensor(f"{name}/weights", weights.shape, weights.astype(np.float32))
-        bt = self.tensor(f"{name}/bias", bias.shape, bias.astype(np.float32))
-        return self.op("CONV_2D", (x, wt, bt), (b, h, w, channels), name, padding="SAME",
-                       stride_w=1, stride_h=1, fused_activation_function="RELU",
-                       dilation_w_factor=1, dilation_h_factor=1)  # fmt: skip
+        wt = self.const(weights.astype(np.float32), f"{name}/weights")
+        bt = self.const(bias.astype(np.float32), f"{name}/bias")
+        return self.op("CONV_2D", (x, wt, bt), name=name, padding="SAME", stride_w=1,
+                       stride_h=1, fused_activation_function="RELU", dilation_w_factor=1,
+                       dilation_h_factor=1)  # fmt: skip
 
     def max_pool(self, x: int, k: int, stride: int, name: str) -> int:
-        b, h, w, c = self.shape(x)
-        shape = (b, -(-h // stride), -(-w // stride), c)  # SAME
-        return self.op("MAX_POOL_2D", (x,), shape, name, padding="SAME", stride_w=stride,
+        return self.op("MAX_POOL_2D", (x,), name=name, padding="SAME", stride_w=stride,
                        stride_h=stride, filter_width=k, filter_height=k,
                        fused_activation_function="NONE")  # fmt: skip
 
     def add(self, a: int, b: int, name: str) -> int:
-        return self.op("ADD", (a, b), self.shape(a), name, fused_activation_function="NONE")
+        return self.op("ADD", (a, b), name=name, fused_activation_function="NONE")
 
     def concat(self, xs: list[int], name: str) -> int:
-        b, h, w, _ = self.shape(xs[0])
-        c = sum(self.shape(x)[3] for x in xs)
-        return self.op("CONCATENATION", xs, (b, h, w, c), name, axis=3,
-                       fused_activation_function="NONE")  # fmt: skip
+        return self.op("CONCATENATION", xs, name=name, axis=3, fused_activation_function="NONE")
 
     def slice_channels(self, x: int, channels: int, name: str) -> int:
         b, h, w, _ = self.shape(x)
-        begin = self.tensor(f"{name}/begin", (4,), np.zeros(4, np.int32))
-        size = self.tensor(f"{name}/size", (4,), np.array([b, h, w, channels], np.int32))
-        return self.op("SLICE", (x, begin, size), (b, h, w, channels), name)
+        begin = self.const(np.zeros(4, np.int32), f"{name}/begin")
+        size = self.const(np.array([b, h, w, channels], np.int32), f"{name}/size")
+        return self.op("SLICE", (x, begin, size), name=name)
 
     def mean_hw(self, x: int, name: str) -> int:
         b, _, _, c = self.shape(x)
-        axes = self.tensor(f"{name}/axes", (2,), np.array([1, 2], np.int32))
-        return self.op("MEAN", (x, axes), (b, c), name, keep_dims=False)
+        axes = self.const(np.array([1, 2], np.int32), f"{name}/axes")
+        return self.op("MEAN", (x, axes), (b, c), name=name, keep_dims=False)
 
     def dense(self, x: int, units: int, name: str) -> int:
-        b, c = self.shape(x)
+        c = self.shape(x)[1]
         weights = self.rng.normal(0, np.sqrt(1.0 / c), (units, c)).astype(np.float32)
         bias = self.rng.normal(0, 0.1, units).astype(np.float32)
-        wt = self.tensor(f"{name}/weights", weights.shape, weights)
-        bt = self.tensor(f"{name}/bias", bias.shape, bias)
-        return self.op("FULLY_CONNECTED", (x, wt, bt), (b, units), name,
-                       fused_activation_function="NONE",
-                       keep_num_dims=False)  # fmt: skip
+        wt, bt = self.const(weights, f"{name}/weights"), self.const(bias, f"{name}/bias")
+        return self.op("FULLY_CONNECTED", (x, wt, bt), name=name,
+                       fused_activation_function="NONE", keep_num_dims=False)  # fmt: skip
 
     def cell(self, cell: Cell, x: int, channels: int, name: str) -> int:
         """One cell (module) on input `x` with `channels` output channels."""
@@ -195,7 +176,7 @@ def build_graph(cell: Cell, config: NetConfig = NetConfig(), seed: int | None = 
     h = pruned.hash()
     net = _Net(np.random.default_rng(int(h[:8], 16) if seed is None else seed))
     c = config
-    x = net.tensor("input", (1, c.input_size, c.input_size, c.input_channels))
+    x = net.tensor((1, c.input_size, c.input_size, c.input_channels), name="input")
     y = net.conv_bn_relu(x, 3, c.stem_channels, "stem")
     channels = c.stem_channels
     for s in range(c.num_stacks):
@@ -206,7 +187,7 @@ def build_graph(cell: Cell, config: NetConfig = NetConfig(), seed: int | None = 
             y = net.cell(pruned, y, channels, f"stack{s}/cell{k}")
     y = net.mean_hw(y, "global_pool")
     y = net.dense(y, c.num_classes, "logits")
-    return Graph(net.tensors, net.ops, [x], [y], name=f"nasbench101:{h}")
+    return net.graph([x], [y], name=f"nasbench101:{h}")
 
 
 def build_tflite(cell: Cell, config: NetConfig = NetConfig(), seed: int | None = None) -> bytes:

@@ -48,30 +48,26 @@ ACTS = ("NONE", "RELU", "RELU6")
 
 class _KernelNet(_Net):
     def depthwise(self, x: int, k: int, stride: int, act: str) -> int:
-        b, h, w, c = self.shape(x)
-        wt = self.tensor("dw/weights", (1, k, k, c),
-                         self.rng.normal(0, np.sqrt(2 / (k * k)), (1, k, k, c)).astype(np.float32))  # fmt: skip
-        bt = self.tensor("dw/bias", (c,), self.rng.normal(0, 0.1, c).astype(np.float32))
-        shape = (b, -(-h // stride), -(-w // stride), c)
-        return self.op("DEPTHWISE_CONV_2D", (x, wt, bt), shape, "dw", padding="SAME",
+        c = self.shape(x)[3]
+        wt = self.const(self.rng.normal(0, np.sqrt(2 / (k * k)), (1, k, k, c)).astype(np.float32),
+                        "dw/weights")  # fmt: skip
+        bt = self.const(self.rng.normal(0, 0.1, c).astype(np.float32), "dw/bias")
+        return self.op("DEPTHWISE_CONV_2D", (x, wt, bt), name="dw", padding="SAME",
                        stride_w=stride, stride_h=stride, depth_multiplier=1,
                        fused_activation_function=act, dilation_w_factor=1,
                        dilation_h_factor=1)  # fmt: skip
 
     def conv(self, x: int, k: int, stride: int, channels: int, act: str) -> int:
-        b, h, w, c = self.shape(x)
+        c = self.shape(x)[3]
         weights = self.rng.normal(0, np.sqrt(2.0 / (k * k * c)), (channels, k, k, c))
-        wt = self.tensor("conv/weights", weights.shape, weights.astype(np.float32))
-        bt = self.tensor(
-            "conv/bias", (channels,), self.rng.normal(0, 0.1, channels).astype(np.float32)
-        )
-        shape = (b, -(-h // stride), -(-w // stride), channels)
-        return self.op("CONV_2D", (x, wt, bt), shape, "conv", padding="SAME", stride_w=stride,
+        wt = self.const(weights.astype(np.float32), "conv/weights")
+        bt = self.const(self.rng.normal(0, 0.1, channels).astype(np.float32), "conv/bias")
+        return self.op("CONV_2D", (x, wt, bt), name="conv", padding="SAME", stride_w=stride,
                        stride_h=stride, fused_activation_function=act, dilation_w_factor=1,
                        dilation_h_factor=1)  # fmt: skip
 
     def binary(self, kind: str, a: int, b: int) -> int:
-        return self.op(kind, (a, b), self.shape(a), kind.lower(), fused_activation_function="NONE")
+        return self.op(kind, (a, b), name=kind.lower(), fused_activation_function="NONE")
 
 
 def _flops(g: Graph) -> int:
@@ -86,7 +82,7 @@ def kernel_graph(family: str, rng: np.random.Generator) -> Graph:
     size = int(rng.choice(SIZES))
     c = int(rng.choice(CHANNELS))
     act = str(rng.choice(ACTS))
-    x = n.tensor("input", (1, size, size, c))
+    x = n.tensor((1, size, size, c), name="input")
     inputs = [x]
     if family == "depthwise":
         y = n.depthwise(x, int(rng.choice([3, 5])), int(rng.choice([1, 2])), act)
@@ -94,12 +90,10 @@ def kernel_graph(family: str, rng: np.random.Generator) -> Graph:
         cout = int(rng.choice(CHANNELS))
         y = n.conv(x, 1, 1, cout, "NONE" if family == "conv_prelu" else act)
         if family == "conv_prelu":
-            alpha = n.tensor(
-                "alpha", (1, 1, cout), rng.uniform(0, 0.3, (1, 1, cout)).astype(np.float32)
-            )
-            y = n.op("PRELU", (y, alpha), n.shape(y), "prelu")
+            alpha = n.const(rng.uniform(0, 0.3, (1, 1, cout)).astype(np.float32), "alpha")
+            y = n.op("PRELU", (y, alpha), name="prelu")
         elif rng.random() < 0.5:
-            r = n.tensor("residual", n.shape(y))
+            r = n.tensor(n.shape(y), name="residual")
             inputs.append(r)
             y = n.binary("ADD", y, r)
     elif family == "conv3x3":
@@ -107,28 +101,28 @@ def kernel_graph(family: str, rng: np.random.Generator) -> Graph:
     elif family == "max_pool":
         y = n.max_pool(x, 2, 2, "pool")
     elif family == "global_pool":
-        y = n.op("AVERAGE_POOL_2D", (x,), (1, 1, 1, c), "gap", padding="VALID", stride_w=size,
+        y = n.op("AVERAGE_POOL_2D", (x,), name="gap", padding="VALID", stride_w=size,
                  stride_h=size, filter_width=size, filter_height=size,
                  fused_activation_function="NONE")  # fmt: skip
     elif family == "gate":
-        g = n.tensor("gate", (1, 1, 1, c))
+        g = n.tensor((1, 1, 1, c), name="gate")
         inputs.append(g)
         y = n.binary("MUL", x, g)
     elif family == "binary":
-        other = n.tensor("other", n.shape(x))
+        other = n.tensor(n.shape(x), name="other")
         inputs.append(other)
         y = n.binary(str(rng.choice(["ADD", "MUL"])), x, other)
     elif family == "resize":
-        size2 = n.tensor("size", (2,), np.array([2 * size, 2 * size], np.int32))
-        y = n.op("RESIZE_BILINEAR", (x, size2), (1, 2 * size, 2 * size, c), "resize",
+        size2 = n.const(np.array([2 * size, 2 * size], np.int32), "size")
+        y = n.op("RESIZE_BILINEAR", (x, size2), name="resize",
                  align_corners=False, half_pixel_centers=True)  # fmt: skip
     elif family == "concat":
-        other = n.tensor("other", (1, size, size, int(rng.choice(CHANNELS))))
+        other = n.tensor((1, size, size, int(rng.choice(CHANNELS))), name="other")
         inputs.append(other)
         y = n.concat([x, other], "concat")
     else:
         raise ValueError(f"unknown kernel family {family!r}; one of {FAMILIES}")
-    return Graph(n.tensors, n.ops, inputs, [y], name=f"kernel:{family}")
+    return n.graph(inputs, [y], name=f"kernel:{family}")
 
 
 def kernel_graphs(count: int, seed: int = 0) -> list[tuple[str, str, Graph]]:

@@ -18,7 +18,8 @@ import json
 import os
 from pathlib import Path
 
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.builder import GraphBuilder
+from engine.model.ir import Graph, Op
 
 OPS_COLUMNS = ("key", "op_type", "mean_ms", "std_ms", "runs", "restarts", "adapter",
                "precision", "load_avg")  # fmt: skip
@@ -41,25 +42,14 @@ def layer_keys(graph: Graph) -> list[str]:
     return [layer_key(graph, op) for op in graph.ops]
 
 
-def single_op_graph(graph: Graph, op: Op) -> Graph:
+def layer_graph(graph: Graph, op: Op) -> Graph:
     """`op` alone: its constants copied, its other inputs graph inputs."""
-    tensors: list[Tensor] = []
-    inputs, ids = [], []
-    for t in op.inputs:
-        if t < 0:
-            ids.append(-1)
-            continue
-        src = graph.tensors[t]
-        tensors.append(src)
-        ids.append(len(tensors) - 1)
-        if not src.is_constant:
-            inputs.append(len(tensors) - 1)
-    outs = []
-    for t in op.outputs:
-        tensors.append(graph.tensors[t])
-        outs.append(len(tensors) - 1)
-    single = Op(op.type, tuple(ids), tuple(outs), dict(op.attrs), op.custom, op.custom_options)
-    return Graph(tensors, [single], inputs, outs, name=f"layer:{op.type}")
+    b = GraphBuilder(f"layer:{op.type}")
+    ids = [-1 if t < 0 else b.add_tensor(graph.tensors[t]) for t in op.inputs]
+    inputs = [i for i in ids if i >= 0 and not b.tensors[i].is_constant]
+    outs = [b.add_tensor(graph.tensors[t]) for t in op.outputs]
+    b.add_op(Op(op.type, tuple(ids), tuple(outs), dict(op.attrs), op.custom, op.custom_options))
+    return b.graph(inputs, outs)
 
 
 def read_table(path: str | os.PathLike) -> dict[str, float]:
@@ -90,7 +80,7 @@ def measure_ops(dataset: Path, out: Path, ctx, precision: str, protocol, progres
         for op in g.ops:
             key = layer_key(g, op)
             if key not in done and key not in todo:
-                todo[key] = single_op_graph(g, op)
+                todo[key] = layer_graph(g, op)
     rows = []
     for key, g in tqdm(todo.items(), unit="layer", disable=not progress):
         engine = Engine(g, context=ctx, precision=precision)

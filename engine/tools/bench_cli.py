@@ -43,7 +43,7 @@ from engine.tools.bench.engine_runner import bench_engine, model_flops, random_f
 from engine.tools.bench.load import MAX_LOAD_PER_CPU, LoadGate
 from engine.tools.bench.machine import machine_info, usable_cpus
 from engine.tools.bench.report import markdown, to_json
-from engine.tools.bench.single_op import OPS, parse_shape, single_op_graph
+from engine.tools.bench.single_op import OPS, bench_graph, parse_shape
 
 
 def _parse_peers(text: str) -> list[str]:
@@ -174,7 +174,7 @@ def _sources(args) -> list[tuple[peer_mod.ModelSource, object, float | None]]:
             (peer_mod.ModelSource(name, Path(path).read_bytes(), str(path)), graph, import_ms)
         )
     for op in args.op or []:
-        graph = single_op_graph(op, args.shape, seed=args.seed)
+        graph = bench_graph(op, args.shape, seed=args.seed)
         out.append((peer_mod.ModelSource(graph.name, write_tflite(graph)), graph, None))
     return out
 

@@ -18,7 +18,6 @@ from engine.gpu.engine import Engine
 from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.depthwise import TILES
 from engine.gpu.kernels.depthwise_conv1x1 import tile_shape
-from engine.model.ir import Graph
 from engine.precision import precision as precision_of
 from tests.helpers.gpu import STORAGES, conv_attrs, gpu_context, texture_wrapped
 from tests.helpers.single_op import max_error, run_litert
@@ -76,7 +75,7 @@ def block(h, w, c, cout, k=3, stride=1, dw_act="NONE", tail="add", batch=1, betw
     elif tail == "prelu":
         slopes = tensor((1, 1, cout), normal(1, 1, cout, scale=0.2))
         y = op("PRELU", (y, slopes), (batch, oh, ow, cout))
-    return Graph(b.tensors, b.ops, [x], [y], "dw-1x1")
+    return b.graph([x], [y], "dw-1x1")
 
 
 def check(graph, precision="fp32", storage="buffer"):

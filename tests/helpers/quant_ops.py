@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.model.builder import GraphBuilder
 from engine.model.ir import Graph, Op, Quantization, Tensor
 from engine.reference import registry
 
@@ -57,35 +58,25 @@ def quant_graph(
 ) -> Graph:
     """One op over `inputs` (non-constant ones become graph inputs); the output is on
     grid `out` (scale, zero point), or float32 when `out` is None."""
-    tensors, ids, graph_inputs = [], [], []
-    for t in inputs:
-        if t is None:
-            ids.append(-1)
-            continue
-        tensors.append(t)
-        ids.append(len(tensors) - 1)
-        if not t.is_constant:
-            graph_inputs.append(len(tensors) - 1)
+    b = GraphBuilder()
+    ids = [-1 if t is None else b.add_tensor(t) for t in inputs]
+    graph_inputs = [
+        i for i, t in zip(ids, inputs, strict=True) if t is not None and not t.is_constant
+    ]
     shape = out_shape or _probe_shape(op_type, inputs, attrs or {})
     if out is None:
-        tensors.append(Tensor("output", shape, "float32"))
+        y = b.tensor(shape, name="output")
     else:
-        tensors.append(Tensor("output", shape, out_dtype, None, Quantization((out[0],), (out[1],))))
-    op = Op(op_type, tuple(ids), (len(tensors) - 1,), dict(attrs or {}))
-    return Graph(tensors, [op], graph_inputs, [len(tensors) - 1], name=f"quant:{op_type}")
+        grid = Quantization((out[0],), (out[1],))
+        y = b.tensor(shape, name="output", dtype=out_dtype, quantization=grid)
+    b.add_op(Op(op_type, tuple(ids), (y,), dict(attrs or {})))
+    return b.graph(graph_inputs, [y], name=f"quant:{op_type}")
 
 
 def _probe_shape(op_type: str, inputs: list[Tensor | None], attrs: dict) -> tuple[int, ...]:
-    """The output shape the float kernel gives on zeros of the same shapes."""
-    if op_type in ("QUANTIZE", "DEQUANTIZE"):
-        return tuple(inputs[0].shape)
-    args = [
-        None if t is None else (t.data if t.is_constant and t.dtype == "int32" and
-                                t.quantization is None else np.zeros(t.shape, np.float64))
-        for t in inputs
-    ]  # fmt: skip
+    """The output shape: the op table's rule, else the float kernel on zeros (output_types)."""
     probe = Op(op_type, tuple(range(len(inputs))), (len(inputs),), attrs)
-    return tuple(registry.kernel(op_type)(probe, args)[0].shape)
+    return registry.output_types(probe, inputs)[0][0]
 
 
 def int_feeds(graph: Graph, rng) -> dict[str, np.ndarray]:

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.builder import GraphBuilder
+from engine.model.ir import Graph, Op
 from engine.reference import registry
 
 # An entry of `inputs`: a shape (a float32 graph input), an array (a constant), or
@@ -30,46 +31,32 @@ def single_op_graph(
     num_outputs: int = 1,
     out_shapes: Sequence[tuple[int, ...]] | None = None,
 ) -> Graph:
-    """A graph with one op; output shapes come from the reference kernel run on zeros."""
-    tensors: list[Tensor] = []
+    """A graph with one op; output shapes from the op table's rule, else the reference kernel
+    run on zeros (engine/reference/registry.py output_types)."""
+    b = GraphBuilder()
     ids: list[int] = []
     graph_inputs: list[int] = []
     for k, spec in enumerate(inputs):
         if spec is None:
             ids.append(-1)
-            continue
-        if isinstance(spec, np.ndarray):
+        elif isinstance(spec, np.ndarray):
             data = spec if spec.dtype != np.float64 else spec.astype(np.float32)
-            tensors.append(Tensor(f"const{k}", tuple(data.shape), data.dtype.name, data))
+            ids.append(b.const(data, f"const{k}"))
         else:
-            tensors.append(Tensor(f"input{k}", tuple(spec), "float32"))
-            graph_inputs.append(len(tensors) - 1)
-        ids.append(len(tensors) - 1)
+            ids.append(b.tensor(spec, name=f"input{k}"))
+            graph_inputs.append(ids[-1])
     if out_shapes is None:
         probe = Op(op_type, tuple(ids), tuple(range(num_outputs)), dict(attrs or {}), custom)
-        zeros = [
-            None
-            if i < 0
-            else tensors[i].data
-            if tensors[i].is_constant
-            else np.zeros(tensors[i].shape, np.float32)
-            for i in ids
-        ]
-        fn = registry.kernel(op_type)
-        if fn is None:
-            raise KeyError(f"no reference kernel for {op_type}")
-        probed = [np.asarray(y) for y in fn(probe, zeros)]
-        out_shapes = [y.shape for y in probed]
+        types = registry.output_types(probe, [b.tensors[i] if i >= 0 else None for i in ids])
+        out_shapes = [shape for shape, _ in types]
         # Integer / bool results (SHAPE, shape arithmetic on int constants) keep their type.
-        out_dtypes = [y.dtype.name if y.dtype.kind in "iub" else "float32" for y in probed]
+        out_dtypes = [d if np.dtype(d).kind in "iub" else "float32" for _, d in types]
     else:
         out_dtypes = ["float32"] * len(out_shapes)
-    outs = []
-    for k, shape in enumerate(out_shapes):
-        tensors.append(Tensor(f"output{k}", tuple(shape), out_dtypes[k]))
-        outs.append(len(tensors) - 1)
-    op = Op(op_type, tuple(ids), tuple(outs), dict(attrs or {}), custom)
-    return Graph(tensors, [op], graph_inputs, outs, name=f"single_op:{op_type}")
+    outs = [b.tensor(shape, name=f"output{k}", dtype=d)
+            for k, (shape, d) in enumerate(zip(out_shapes, out_dtypes, strict=True))]  # fmt: skip
+    b.add_op(Op(op_type, tuple(ids), tuple(outs), dict(attrs or {}), custom))
+    return b.graph(graph_inputs, outs, name=f"single_op:{op_type}")
 
 
 def random_feeds(graph: Graph, rng: np.random.Generator, scale: float = 1.0) -> dict:

@@ -17,7 +17,7 @@ from engine.model.cost import flops_by_op
 from engine.model.importer import load_tflite
 from engine.tools.bench import peers
 from engine.tools.bench.report import LATENCY_HEADER, latency_rows, markdown
-from engine.tools.bench.single_op import parse_shape, single_op_graph
+from engine.tools.bench.single_op import bench_graph, parse_shape
 from engine.tools.bench_cli import main
 from tests.helpers.files import ROOT, model_file
 
@@ -118,12 +118,12 @@ def test_single_op_mode(capsys):
     assert "conv1x1@8x8x8 | litert-xnnpack t=1" in out
 
 
-def test_single_op_graphs():
+def test_bench_graphs():
     assert parse_shape("128x64x32") == (128, 64, 32)
     with pytest.raises(ValueError):
         parse_shape("128x64")
     flops = {
-        name: sum(r.flops for r in flops_by_op(single_op_graph(name, (4, 5, 8))))
+        name: sum(r.flops for r in flops_by_op(bench_graph(name, (4, 5, 8))))
         for name in ("conv3x3", "conv1x1", "depthwise3x3")
     }
     assert flops == {

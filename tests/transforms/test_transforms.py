@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.model.builder import GraphBuilder
 from engine.model.importer import load_tflite
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.ir import Graph
 from engine.reference import Interpreter
 from engine.transforms import KERNEL_PASSES, PASSES, run_with_log
 from engine.transforms.drop_identities import drop_identities
@@ -21,34 +22,16 @@ CONV = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "dilation_w_factor": 1,
         "dilation_h_factor": 1, "fused_activation_function": "NONE"}  # fmt: skip
 
 
-class Builder:
-    """A tiny graph builder for hand-made cases."""
+class Builder(GraphBuilder):
+    """The graph builder for hand-made cases, with random conv weights (RNG)."""
 
     def __init__(self):
-        self.tensors, self.ops = [], []
-
-    def tensor(self, shape, data=None, name=None):
-        name = name or f"t{len(self.tensors)}"
-        dtype = "float32" if data is None else np.asarray(data).dtype.name
-        self.tensors.append(Tensor(name, tuple(shape), dtype, data))
-        return len(self.tensors) - 1
-
-    def const(self, data):
-        data = np.asarray(data)
-        return self.tensor(data.shape, data)
-
-    def op(self, op_type, inputs, out_shape, **attrs):
-        out = self.tensor(out_shape)
-        self.ops.append(Op(op_type, tuple(inputs), (out,), attrs))
-        return out
+        super().__init__("hand-made")
 
     def conv(self, x, cin, cout, shape, k=3, **attrs):
         w = self.const(RNG.standard_normal((cout, k, k, cin)).astype(np.float32))
         b = self.const(RNG.standard_normal(cout).astype(np.float32))
         return self.op("CONV_2D", (x, w, b), shape, **{**CONV, **attrs})
-
-    def graph(self, inputs, outputs):
-        return Graph(self.tensors, self.ops, list(inputs), list(outputs), "hand-made")
 
 
 def same_outputs(before: Graph, after: Graph, rtol=1e-4):

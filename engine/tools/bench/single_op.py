@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.model.ir import Graph, Op, Tensor
+from engine.model.builder import GraphBuilder
+from engine.model.ir import Graph
 
 OPS = {  # name -> (op type, kernel size)
     "conv3x3": ("CONV_2D", 3),
@@ -30,7 +31,7 @@ def parse_shape(text: str) -> tuple[int, int, int]:
     return h, w, c
 
 
-def single_op_graph(name: str, shape: tuple[int, int, int], seed: int = 0) -> Graph:
+def bench_graph(name: str, shape: tuple[int, int, int], seed: int = 0) -> Graph:
     """The one-op graph for `name` (a key of OPS) on a [1, H, W, C] input."""
     op_type, k = OPS[name]
     h, w, c = shape
@@ -38,12 +39,8 @@ def single_op_graph(name: str, shape: tuple[int, int, int], seed: int = 0) -> Gr
     wshape = (1, k, k, c) if op_type == "DEPTHWISE_CONV_2D" else (c, k, k, c)
     weights = (rng.standard_normal(wshape) / np.sqrt(k * k * c)).astype(np.float32)
     bias = rng.standard_normal(c).astype(np.float32) * 0.1
-    tensors = [
-        Tensor("input", (1, h, w, c), "float32"),
-        Tensor("weights", wshape, "float32", weights),
-        Tensor("bias", (c,), "float32", bias),
-        Tensor("output", (1, h, w, c), "float32"),
-    ]
+    b = GraphBuilder(f"{name}@{h}x{w}x{c}")
+    x = b.tensor((1, h, w, c), name="input")
     attrs = {
         "padding": "SAME",
         "stride_w": 1,
@@ -54,5 +51,5 @@ def single_op_graph(name: str, shape: tuple[int, int, int], seed: int = 0) -> Gr
     }
     if op_type == "DEPTHWISE_CONV_2D":
         attrs["depth_multiplier"] = 1
-    op = Op(op_type, (0, 1, 2), (3,), attrs)
-    return Graph(tensors, [op], [0], [3], name=f"{name}@{h}x{w}x{c}")
+    inputs = (x, b.const(weights, "weights"), b.const(bias, "bias"))
+    return b.graph([x], [b.op(op_type, inputs, name="output", **attrs)])
