@@ -4,7 +4,7 @@
 
 The latency predictor (engine/latency) is fitted on measured runs of the engine's
 dispatches, and `engine_fingerprint()` (a hash of the kernel files, work group rules,
-transforms and WGSL templates) says which engine it was measured on. A change that
+transforms, the op and element-wise tables and WGSL templates) says which engine it was measured on. A change that
 touches those files without changing any optimized dispatch (a new kernel set beside the
 optimized one, a comment, a refactor) marks the predictor stale though its data still
 describes this engine. This tool compiles (no GPU run) and hashes every dispatch as it

@@ -10,8 +10,11 @@ from tests.helpers.single_op import compare_with_litert, random_feeds, single_op
 
 pytest.importorskip("ai_edge_litert")
 
-BINARY = ["ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM"]
-FUSED = ["ADD", "SUB", "MUL", "DIV"]
+# Ops whose options or domain need cases of their own (below and
+# tests/reference/test_transformer_ops.py); every other entry of the table is checked here.
+OWN_CASES = {"SQUARED_DIFFERENCE", "LEAKY_RELU", "NEG", "RSQRT", "GELU"}
+BINARY = [t for t in elementwise.BINARY if t not in OWN_CASES]
+WITH_ACTIVATION = ["ADD", "SUB", "MUL", "DIV"]  # binary ops with a fused activation option
 ACTIVATIONS = list(elementwise.FUSED)  # every fused_activation_function value
 SHAPE_PAIRS = [
     ((2, 3, 4, 5), (2, 3, 4, 5)),
@@ -40,7 +43,7 @@ def test_binary_broadcast(op_type, shapes):
 
 
 @pytest.mark.parametrize("act", ACTIVATIONS)
-@pytest.mark.parametrize("op_type", FUSED)
+@pytest.mark.parametrize("op_type", WITH_ACTIVATION)
 def test_binary_fused_activation(op_type, act):
     rng = np.random.default_rng(1)
     g = single_op_graph(op_type, [(1, 3, 4, 5), (1, 1, 4, 5)], {"fused_activation_function": act})
@@ -55,11 +58,6 @@ def test_binary_constant_operand(op_type, const_shape):
     const = np.asarray(const, np.float32)
     g = single_op_graph(op_type, [(2, 3, 6), const])
     compare_with_litert(g, random_feeds(g, rng, scale=3.0))
-
-
-# Unary ops whose options or domain need cases of their own (test_leaky_relu below,
-# tests/reference/test_transformer_ops.py); every other entry of the table is checked here.
-OWN_CASES = {"LEAKY_RELU", "NEG", "RSQRT", "GELU"}
 
 
 @pytest.mark.parametrize("shape", [(1, 5, 7, 3), (17,), (2, 33)], ids=str)

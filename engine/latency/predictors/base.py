@@ -99,7 +99,8 @@ class Predictor:
 
 def engine_fingerprint() -> str:
     """Short hash of what decides the dispatches and their speed: kernel specs, work group
-    rules, transforms and WGSL templates. A changed file means a new engine version."""
+    rules, transforms, the op and element-wise tables (fusion facts, WGSL expressions) and
+    WGSL templates. A changed file means a new engine version."""
     import engine
 
     pkg = Path(engine.__file__).resolve().parent
@@ -108,7 +109,8 @@ def engine_fingerprint() -> str:
         shaders = pkg / "shaders"  # installed wheel
     files = []
     for folder, pattern in ((pkg / "gpu" / "kernels", "*.py"), (pkg / "gpu" / "workgroups", "*.py"),
-                            (pkg / "transforms", "*.py"), (shaders, "*.wgsl")):  # fmt: skip
+                            (pkg / "transforms", "*.py"), (pkg / "model", "op_specs.py"),
+                            (pkg / "model", "elementwise.py"), (shaders, "*.wgsl")):  # fmt: skip
         files += sorted(folder.glob(pattern))
     h = hashlib.sha256()
     for f in files:
