@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.model.elementwise import UNARY
+from engine.model.elementwise import BINARY, UNARY
 from tests.helpers.gpu import STORAGES, check_single_submit, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
@@ -37,6 +37,12 @@ BINARY_CASES = [
     ("ADD", (1, 3, 70, 600), const((600,)), "NONE"),  # 2.4 KB constant in a uniform
     ("MUL", (1, 2, 3, 17000), const((17000,)), "NONE"),  # 68 KB: storage
 ]
+
+
+def test_every_binary_op_of_the_table_has_cases():
+    """A binary op added to engine/model/elementwise.py gets its GPU cases here
+    (SQUARED_DIFFERENCE's are in test_transformer_ops.py)."""
+    assert {case[0] for case in BINARY_CASES} | {"SQUARED_DIFFERENCE"} == set(BINARY)
 
 
 @pytest.mark.parametrize("storage", STORAGES)
