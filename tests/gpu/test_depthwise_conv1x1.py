@@ -21,7 +21,7 @@ from engine.gpu.kernels.depthwise_conv1x1 import tile_shape
 from engine.precision import precision as precision_of
 from tests.helpers.gpu import STORAGES, conv_attrs, gpu_context, texture_wrapped
 from tests.helpers.single_op import max_error, run_litert
-from tests.transforms.test_transforms import Builder
+from tests.helpers.transforms import Builder
 
 ctx = gpu_context()
 CLASS = tile_tables.adapter_class(ctx.info)

@@ -11,7 +11,7 @@ from engine.reference import Interpreter
 from engine.transforms import PASSES, run_all
 from engine.transforms.fuse_depthwise import FUSED, fuse_depthwise_conv1x1
 from tests.helpers.single_op import max_error, run_litert
-from tests.transforms.test_transforms import CONV, RNG, Builder, same_outputs
+from tests.helpers.transforms import CONV, RNG, Builder, same_outputs
 
 
 def block(c=8, cout=12, dw_readers=1, multiplier=1, dilation=1, gate=False, act="RELU6",

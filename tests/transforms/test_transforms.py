@@ -6,9 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.model.builder import GraphBuilder
 from engine.model.importer import load_tflite
-from engine.model.ir import Graph
 from engine.reference import Interpreter
 from engine.transforms import KERNEL_PASSES, PASSES, run_with_log
 from engine.transforms.drop_identities import drop_identities
@@ -16,35 +14,7 @@ from engine.transforms.fold_constants import fold_mul_add
 from engine.transforms.fuse import fuse_activations, fuse_elementwise
 from engine.transforms.merge_pad import merge_pad
 from tests.helpers.files import fetched_models
-
-RNG = np.random.default_rng(7)
-CONV = {"padding": "SAME", "stride_w": 1, "stride_h": 1, "dilation_w_factor": 1,
-        "dilation_h_factor": 1, "fused_activation_function": "NONE"}  # fmt: skip
-
-
-class Builder(GraphBuilder):
-    """The graph builder for hand-made cases, with random conv weights (RNG)."""
-
-    def __init__(self):
-        super().__init__("hand-made")
-
-    def conv(self, x, cin, cout, shape, k=3, **attrs):
-        w = self.const(RNG.standard_normal((cout, k, k, cin)).astype(np.float32))
-        b = self.const(RNG.standard_normal(cout).astype(np.float32))
-        return self.op("CONV_2D", (x, w, b), shape, **{**CONV, **attrs})
-
-
-def same_outputs(before: Graph, after: Graph, rtol=1e-4):
-    feeds = {
-        before.tensors[t].name: RNG.uniform(-1, 1, before.tensors[t].shape).astype(np.float32)
-        for t in before.inputs
-    }
-    want = Interpreter(before, dtype=np.float64).run(feeds)
-    got = Interpreter(after, dtype=np.float64).run(feeds)
-    assert want.keys() == got.keys()
-    for name in want:
-        scale = max(1.0, float(np.abs(want[name]).max()))
-        np.testing.assert_allclose(got[name], want[name], atol=rtol * scale, rtol=0)
+from tests.helpers.transforms import CONV, RNG, Builder, same_outputs
 
 
 def test_fuse_activation_and_residual_add():
