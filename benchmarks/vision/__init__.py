@@ -1,0 +1,1 @@
+"""engine.vision solutions measured beside MediaPipe 0.10.14's own."""
