@@ -114,7 +114,6 @@ def baseline():
     with up to 4 slices per invocation."""
     from engine.gpu.kernels import base, tile_tables
 
-    base._load()
     first = [k for k in base.candidates("CONV_2D") if k.name == "conv_first"]
     saved = (
         dict(tile_tables.DEPTHWISE_TILES),

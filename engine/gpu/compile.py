@@ -8,8 +8,9 @@ turns a Program into GPU objects.
    fallback (the reference interpreter): a `CpuStep` between GPU steps;
 3. placement: which intermediates are textures (placement.py) under the storage kind;
 4. memory plans per storage kind (storage.plan_storage); with an arena every tensor is a
-   range of one buffer, so read-only bindings become read_write (`for_storage`);
-5. dispatch specs: each GPU op's kernel builds its Dispatch list (WGSL, bindings, grid),
+   range of one buffer, so read-only bindings become read_write (`Dispatch.arena`);
+5. dispatch specs: each GPU op's kernel builds its Dispatch list (template, bindings, work
+   group size and count; the WGSL is rendered when first read),
    work groups chosen by the policy (kernels/workgroup_choice.py; "tune" times candidates through
    `timer`, the only step that needs a device).
 
@@ -191,12 +192,6 @@ def check_planners(planner: str | None, texture_planner: str | None, storage: st
         registry_planner(planner, "texture")
 
 
-def for_storage(source: str, arena: bool) -> str:
-    """With an arena, tensors are ranges of one buffer: a WebGPU usage scope forbids binding
-    a buffer read-only and read-write at once, but allows several read-write."""
-    return source.replace("var<storage, read>", "var<storage, read_write>") if arena else source
-
-
 def compile_graph(
     graph: Graph,
     options: CompileOptions = CompileOptions(),
@@ -255,7 +250,7 @@ def compile_graph(
 
     def timed(d: Dispatch) -> float:
         t = time.perf_counter()
-        ms = time_fn(replace(d, source=for_storage(d.source, arena)))
+        ms = time_fn(replace(d, arena=arena))
         tune_ms[0] += time.perf_counter() - t
         return ms
 
@@ -290,7 +285,7 @@ def compile_graph(
             continue
         with _stage(where):
             built = kernel.build(op, g, ctx)
-        dispatches = tuple(replace(d, source=for_storage(d.source, arena)) for d in built)
+        dispatches = tuple(replace(d, arena=arena) for d in built)
         steps.append(GpuStep(i, dispatches))
     clock["workgroup_tuning"] = tune_ms[0]
     clock["kernel_codegen"] = time.perf_counter() - t0 - tune_ms[0]

@@ -42,7 +42,6 @@ from engine.gpu.compile import (
     Program,
     Target,
     compile_graph,
-    for_storage,
 )
 from engine.gpu.device import GpuContext, device_guard, shared_context
 from engine.gpu.dispatch_timer import DispatchTimer
@@ -267,7 +266,7 @@ class Engine:
         if self._timer is None:
             tiles = texture_tiles(self.program.graph, self.program.plans.textures)
             self._make_timer(self.program.graph, self.program.textures, tiles)
-        d = replace(d, source=for_storage(d.source, self.program.arena))
+        d = replace(d, arena=self.program.arena)
         return self._timer.time(d, repeat)
 
     def _make_timer(self, graph: Graph, textures: frozenset[int], tiles: dict | None = None):

@@ -15,9 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu import quant_io
-from engine.gpu.codegen import render
-from engine.gpu.compile import for_storage
-from engine.gpu.kernels.base import Shape4, ceil_div, shape4
+from engine.gpu.kernels.base import Dispatch, Shape4, ceil_div, shape4
 from engine.gpu.resources import Prepared, Resources
 from engine.gpu.storage import View, read_texels, write_tensor_texels
 from engine.model.ir import Graph
@@ -38,7 +36,7 @@ class GraphIO:
             s4 = shape4(g, t)
             raw = dev.create_buffer(size=_hwc_bytes(s4), usage=wgpu.BufferUsage.STORAGE
                                     | wgpu.BufferUsage.COPY_DST)  # fmt: skip
-            convert = self._convert("hwc_to_phwc4.wgsl", s4, raw, res.buffers[t], s4.vec4_count)
+            convert = self._convert("hwc_to_phwc4.wgsl", s4, raw, res.buffers[t])
             self.inputs[t] = (raw, convert)
         offset = 0
         for t in g.outputs:
@@ -46,22 +44,18 @@ class GraphIO:
             nbytes = _hwc_bytes(s4)
             raw = dev.create_buffer(size=nbytes, usage=wgpu.BufferUsage.STORAGE
                                     | wgpu.BufferUsage.COPY_SRC)  # fmt: skip
-            count = s4.rows * s4.w * s4.c
-            convert = self._convert("phwc4_to_hwc.wgsl", s4, res.buffers[t], raw, count)
+            convert = self._convert("phwc4_to_hwc.wgsl", s4, res.buffers[t], raw)
             self.outputs[t] = (raw, offset, convert)
             offset += ceil_div(nbytes, READ_ALIGN) * READ_ALIGN
         self.read = dev.create_buffer(size=max(offset, READ_ALIGN), usage=wgpu.BufferUsage.MAP_READ
                                       | wgpu.BufferUsage.COPY_DST)  # fmt: skip
 
-    def _convert(self, template: str, s4: Shape4, src, dst, count: int) -> Prepared:
+    def _convert(self, template: str, s4: Shape4, src, dst) -> Prepared:
         """A conversion dispatch; `src`/`dst` are Views or whole raw buffers."""
         res = self.res
-        grid = conversion_grid(count)
-        source = render(template, precision=res.precision.name, rows=s4.rows, w=s4.w,
-                        s=s4.s, c=s4.c, row_invocations=grid[0] * IO_GROUP)  # fmt: skip
-        source = for_storage(source, res.program.arena)
+        d = conversion(template, s4, res.precision.name, res.program.arena)
         views = [x if isinstance(x, View) else View(x, 0, x.size) for x in (src, dst)]
-        return res.prepare_raw(source, template, views, grid)
+        return res.prepare_raw(d.source, template, views, d.workgroups)
 
     def upload(self, values: dict[int, np.ndarray]) -> None:
         for t, a in values.items():
@@ -155,6 +149,17 @@ def write_tensor(res: Resources, t: int, value: np.ndarray) -> None:
 IO_GROUP = 64  # invocations per group of the conversion shaders
 READ_ALIGN = 256  # each output's slot in the mappable buffer (copies need 4-byte offsets)
 MAX_ROW_GROUPS = 32768  # groups along x, under WebGPU's 65535 per dimension
+
+
+def conversion(template: str, s4: Shape4, precision: str, arena: bool = False) -> Dispatch:
+    """The upload (hwc_to_phwc4.wgsl: a raw row-major float32 [rows, W, C] buffer into
+    PHWC4) or download (phwc4_to_hwc.wgsl: back) of a tensor of geometry `s4`."""
+    upload = template.startswith("hwc")
+    grid = conversion_grid(s4.vec4_count if upload else s4.rows * s4.w * s4.c)
+    params = dict(precision=precision, rows=s4.rows, w=s4.w, s=s4.s, c=s4.c,
+                  row_invocations=grid[0] * IO_GROUP)  # fmt: skip
+    return Dispatch(template.removesuffix(".wgsl"), template, params, (), (IO_GROUP, 1, 1), grid,
+                    arena)  # fmt: skip
 
 
 def conversion_grid(count: int) -> tuple[int, int, int]:

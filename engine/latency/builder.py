@@ -82,7 +82,7 @@ def vertex_channels(in_channels: int, out_channels: int, matrix) -> list[int]:
     return channels
 
 
-class _Net(GraphBuilder):
+class Net(GraphBuilder):
     """Graph under construction, with NAS-Bench-101's layers; each returns its output id
     (output shapes from the op table's rules)."""
 
@@ -174,7 +174,7 @@ def build_graph(cell: Cell, config: NetConfig = NetConfig(), seed: int | None = 
     if pruned is None:
         raise CellError(f"input does not reach output: {cell.matrix}")
     h = pruned.hash()
-    net = _Net(np.random.default_rng(int(h[:8], 16) if seed is None else seed))
+    net = Net(np.random.default_rng(int(h[:8], 16) if seed is None else seed))
     c = config
     x = net.tensor((1, c.input_size, c.input_size, c.input_channels), name="input")
     y = net.conv_bn_relu(x, 3, c.stem_channels, "stem")

@@ -7,14 +7,11 @@ engine/gpu/compile.py's compile_graph (GPU-free) for the profiled adapter:
 3. placement of intermediates in buffers or textures by the adapter's storage kind for
    the precision (the engine's own rule, engine/gpu/storage_choice.py);
 4. each kernel's build with the adapter's DeviceLimits and the default work group
-   policy: the Dispatch objects (WGSL, bindings, work group count);
-and adds the upload/download conversions (hwc_to_phwc4 per input, phwc4_to_hwc per
-output, engine/gpu/io.py's grid). Step 4 normally renders every shader, which is most of the time of a prediction
-(jinja2 compiles and runs the macro-heavy templates: ~1 s for a 40-dispatch cell on a
-busy 2-core machine). With `exact=False` (the default) the kernels' `render` is swapped
-for `header_render` while they build: it renders only the template's @workgroup_size
-line with the same parameters, which is all a prediction reads from the source
-(tests/latency check both give the same dispatch lists).
+   policy: the Dispatch objects (bindings, work group size and count);
+and adds the upload/download conversions (engine/gpu/io.py's `conversion` per input and
+output). Nothing here reads a Dispatch's `source`, so no shader is rendered: jinja2 on
+the macro-heavy templates was most of the time of a prediction (~1 s for a 40-dispatch
+cell on a busy 2-core machine).
 The adapter's side of that (limits, texture limits, storage kind per precision) is an
 `AdapterProfile`: read once from a GpuContext when measuring, saved with the data and
 the predictors, so a prediction never creates a device.
@@ -26,17 +23,13 @@ the predictors, so a prediction never creates a device.
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING
 
 from engine.errors import ModelError
 
 if TYPE_CHECKING:  # numpy-free import: a cached prediction needs no graph code
     from engine.model.ir import Graph
-
-WORKGROUP_RE = re.compile(r"@workgroup_size\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
 
 
 @dataclass(frozen=True)
@@ -145,23 +138,13 @@ def transformed(graph: Graph) -> Graph:  # features.py: the graph whose memory i
     return run_all(graph)
 
 
-def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32",
-                  exact: bool = False) -> list:  # fmt: skip
-    """Every dispatch of one run of `graph` on the profiled adapter, in order; `exact`
-    renders the full WGSL (else only the @workgroup_size line, see the docstring)."""
-    if exact:
-        return _dispatch_list(graph, profile, precision)
-    with _header_render():
-        return _dispatch_list(graph, profile, precision)
-
-
-def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> list:
+def compiled(graph: Graph, profile: AdapterProfile, precision: str = "fp32"):
+    """The engine's Program of `graph` for the profiled adapter (no device, no shader
+    rendered: engine/gpu/compile.py)."""
     from engine.gpu.adapters import adapter_class
     from engine.gpu.compile import CompileOptions, Target, compile_graph
-    from engine.gpu.kernels.base import BuildContext
     from engine.gpu.placement import TextureLimits
     from engine.gpu.workgroups import DeviceLimits
-    from engine.model.cost import op_flops
 
     limits = {k: tuple(v) if isinstance(v, list) else v for k, v in profile.limits.items()}
     target = Target(
@@ -178,7 +161,15 @@ def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> lis
         ),
     )
     storage = profile.storage.get(precision, "buffer")
-    program = compile_graph(graph, CompileOptions(precision, storage), target)
+    return compile_graph(graph, CompileOptions(precision, storage), target)
+
+
+def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32") -> list:
+    """Every dispatch of one run of `graph` on the profiled adapter, in order."""
+    from engine.gpu.kernels.base import BuildContext
+    from engine.model.cost import op_flops
+
+    program = compiled(graph, profile, precision)
     if program.fallback_ops:
         raise ModelError(
             f"{graph.name}: ops {program.fallback_ops} have no GPU kernel (CPU fallback)"
@@ -198,62 +189,8 @@ def _dispatch_list(graph: Graph, profile: AdapterProfile, precision: str) -> lis
     return out
 
 
-@contextmanager
-def _header_render():
-    """Swap `render` for header_render in every kernel module while kernels build."""
-    import sys
-
-    from engine.gpu.kernels.base import gpu_op_types
-
-    gpu_op_types()  # loads every kernel module
-    mods = [m for name, m in sys.modules.items()
-            if name.startswith("engine.gpu.kernels.") and hasattr(m, "render")]  # fmt: skip
-    saved = [m.render for m in mods]
-    for m in mods:
-        m.render = header_render
-    try:
-        yield
-    finally:
-        for m, r in zip(mods, saved, strict=True):
-            m.render = r
-
-
-def header_render(template: str, **params) -> str:
-    """The @workgroup_size line of `template` (or of the template it extends) rendered
-    with `params`: a stand-in for codegen.render when only the work group size counts."""
-    return _header_template(template).render(**params)
-
-
-@cache
-def _header_template(template: str):
-    import jinja2
-
-    from engine.gpu.codegen import _env
-
-    env = _env()
-    name = template
-    for _ in range(8):  # follow {% extends %} up to the template that has the line
-        text = env.loader.get_source(env, name)[0]
-        line = next((ln for ln in text.splitlines() if "@workgroup_size" in ln), None)
-        if line is not None:
-            return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(line)
-        parent = re.search(r'{%\s*extends\s*"([^"]+)"', text)
-        if parent is None:
-            break
-        name = parent.group(1)
-    raise ValueError(f"{template}: no @workgroup_size line found")
-
-
 def _volume(v) -> int:
     return v[0] * v[1] * v[2]
-
-
-def workgroup_size(source: str) -> tuple[int, int, int]:
-    """The @workgroup_size of a WGSL compute shader (missing dimensions are 1)."""
-    m = WORKGROUP_RE.search(source)
-    if m is None:
-        raise ValueError("no @workgroup_size in the shader")
-    return tuple(int(x) if x else 1 for x in m.groups())
 
 
 def _tensor_bytes(g: Graph, t: int, elem: int) -> int:
@@ -291,7 +228,7 @@ def _info(g: Graph, i: int, op_type: str, d, flops: int, ctx, elem: int) -> Disp
         kernel=d.kernel,
         inputs=tuple(ins),
         output=out_shape,
-        workgroup=workgroup_size(d.source),
+        workgroup=tuple(d.workgroup_size),
         groups=tuple(d.workgroups),
         flops=int(flops),
         bytes_read=read + const,
@@ -305,27 +242,22 @@ def _info(g: Graph, i: int, op_type: str, d, flops: int, ctx, elem: int) -> Disp
 
 def _io(g: Graph, t: int, template: str, elem: int, precision: str) -> DispatchInfo:
     """An upload (hwc_to_phwc4) or download (phwc4_to_hwc) conversion dispatch."""
-    from engine.gpu.codegen import render
-    from engine.gpu.io import IO_GROUP, conversion_grid
-    from engine.model.layout import phwc4_shape, slices
+    from engine.gpu.io import conversion
+    from engine.gpu.kernels.base import shape4
 
-    b, h, w, c = phwc4_shape(g.tensors[t].shape)
-    rows, s = b * h, slices(c)
+    s4 = shape4(g, t)
     upload = template.startswith("hwc")
-    count = rows * w * s if upload else rows * w * c
-    grid = conversion_grid(count)
-    source = render(template, precision=precision, rows=rows, w=w, s=s, c=c,
-                    row_invocations=grid[0] * IO_GROUP)  # fmt: skip
-    raw, packed = rows * w * c * 4, rows * w * s * 4 * elem
+    d = conversion(template, s4, precision)
+    raw, packed = s4.rows * s4.w * s4.c * 4, s4.vec4_count * 4 * elem
     shape = tuple(g.tensors[t].shape)
     return DispatchInfo(
         op_index=-1,
         op_type="io",
-        kernel=template.removesuffix(".wgsl"),
+        kernel=d.kernel,
         inputs=(shape,),
         output=shape,
-        workgroup=workgroup_size(source),
-        groups=grid,
+        workgroup=d.workgroup_size,
+        groups=d.workgroups,
         flops=0,
         bytes_read=raw if upload else packed,
         bytes_written=packed if upload else raw,

@@ -31,7 +31,7 @@ import hashlib
 
 import numpy as np
 
-from engine.latency.builder import _Net
+from engine.latency.builder import Net
 from engine.model.ir import Graph
 
 SIZES = (8, 12, 16, 24, 32, 48, 64, 96, 128)
@@ -46,7 +46,7 @@ FAMILIES = ("depthwise", "conv1x1", "conv3x3", "conv_prelu", "max_pool", "global
 ACTS = ("NONE", "RELU", "RELU6")
 
 
-class _KernelNet(_Net):
+class _KernelNet(Net):
     def depthwise(self, x: int, k: int, stride: int, act: str) -> int:
         c = self.shape(x)[3]
         wt = self.const(self.rng.normal(0, np.sqrt(2 / (k * k)), (1, k, k, c)).astype(np.float32),

@@ -11,7 +11,7 @@ from engine.reference.padding import windows
 from engine.reference.registry import const_ints, fused_activation, register
 
 
-def _window_args(op: Op) -> tuple[str, tuple[int, int], tuple[int, int]]:
+def window_args(op: Op) -> tuple[str, tuple[int, int], tuple[int, int]]:
     a = op.attrs
     k = (int(a["filter_height"]), int(a["filter_width"]))
     stride = (int(a.get("stride_h", 1)), int(a.get("stride_w", 1)))
@@ -22,7 +22,7 @@ def _window_args(op: Op) -> tuple[str, tuple[int, int], tuple[int, int]]:
 def max_pool_2d(op: Op, inputs: list) -> list:
     """Max over the in-bounds part of each window (padding never wins)."""
     x = inputs[0]
-    w = windows(x, *_window_args(op), fill=-np.inf)
+    w = windows(x, *window_args(op), fill=-np.inf)
     return [fused_activation(w.max(axis=(3, 4)), op)]
 
 
@@ -31,7 +31,7 @@ def average_pool_2d(op: Op, inputs: list) -> list:
     """Window sum divided by the number of in-bounds taps, not by kH * kW
     (tensorflow/lite/kernels/internal/reference/pooling.h, filter_count)."""
     x = inputs[0]
-    args = _window_args(op)
+    args = window_args(op)
     total = windows(x, *args).sum(axis=(3, 4))
     count = windows(np.ones((1, *x.shape[1:3], 1), x.dtype), *args).sum(axis=(3, 4))
     return [fused_activation(total / count, op)]

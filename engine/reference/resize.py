@@ -17,7 +17,7 @@ from engine.reference.registry import const_ints, register
 f32 = np.float32
 
 
-def _scale(in_size: int, out_size: int, align_corners: bool) -> np.float32:
+def source_scale(in_size: int, out_size: int, align_corners: bool) -> np.float32:
     if align_corners and out_size > 1:
         return f32(in_size - 1) / f32(out_size - 1)
     return f32(in_size) / f32(out_size)
@@ -29,7 +29,7 @@ def _bilinear_axis(in_size: int, out_size: int, align: bool, half: bool):
     With half_pixel_centers the source coordinate can be negative; TFLite clamps the
     indices but not the weight, so lower == upper and the weights still sum to one.
     """
-    scale = _scale(in_size, out_size, align)
+    scale = source_scale(in_size, out_size, align)
     i = np.arange(out_size, dtype=f32)
     v = (i + f32(0.5)) * scale - f32(0.5) if half else i * scale
     lo = np.maximum(np.floor(v).astype(np.int64), 0)
@@ -37,14 +37,14 @@ def _bilinear_axis(in_size: int, out_size: int, align: bool, half: bool):
     return lo, hi, (v - lo.astype(f32)).astype(f32)
 
 
-def _size(op: Op, inputs: list) -> tuple[int, int]:
+def output_size(op: Op, inputs: list) -> tuple[int, int]:
     size = const_ints(inputs[1] if len(inputs) > 1 else None, "size", op)
     if len(size) != 2 or min(size) <= 0:
         raise ModelError(f"{op.type}: size must be two positive ints, got {size}")
     return size[0], size[1]
 
 
-def _flags(op: Op) -> tuple[bool, bool]:
+def resize_flags(op: Op) -> tuple[bool, bool]:
     align = bool(op.attrs.get("align_corners", False))
     half = bool(op.attrs.get("half_pixel_centers", False))
     return align, half
@@ -53,7 +53,7 @@ def _flags(op: Op) -> tuple[bool, bool]:
 @register("RESIZE_BILINEAR")
 def resize_bilinear(op: Op, inputs: list) -> list:
     x = inputs[0]
-    (oh, ow), (align, half) = _size(op, inputs), _flags(op)
+    (oh, ow), (align, half) = output_size(op, inputs), resize_flags(op)
     if align and half:  # TFLite's Prepare rejects this pair (resize_bilinear.cc)
         raise ModelError("RESIZE_BILINEAR: half_pixel_centers requires align_corners False")
     y0, y1, dy = _bilinear_axis(x.shape[1], oh, align, half)
@@ -73,7 +73,7 @@ def resize_bilinear(op: Op, inputs: list) -> list:
 
 def _nearest_axis(in_size: int, out_size: int, align: bool, half: bool) -> np.ndarray:
     """Source index per output index (GetNearestNeighbor in the TFLite reference)."""
-    scale = _scale(in_size, out_size, align)
+    scale = source_scale(in_size, out_size, align)
     v = (np.arange(out_size, dtype=f32) + f32(0.5 if half else 0.0)) * scale  # float32 math
     # align_corners rounds half away from zero (TfLiteRound); v >= 0, so floor(v + 0.5),
     # done in float64 so that v + 0.5 itself is exact.
@@ -85,7 +85,7 @@ def _nearest_axis(in_size: int, out_size: int, align: bool, half: bool) -> np.nd
 @register("RESIZE_NEAREST_NEIGHBOR")
 def resize_nearest_neighbor(op: Op, inputs: list) -> list:
     x = inputs[0]
-    (oh, ow), (align, half) = _size(op, inputs), _flags(op)
+    (oh, ow), (align, half) = output_size(op, inputs), resize_flags(op)
     ys = _nearest_axis(x.shape[1], oh, align, half)
     xs = _nearest_axis(x.shape[2], ow, align, half)
     return [x[:, ys][:, :, xs]]

@@ -20,7 +20,7 @@ fn y_at(slice: u32, row: u32, w: u32) -> vec4<f32> {
   return vec4<f32>(ys[(slice * {{ y.rows }}u + row) * {{ y.w }}u + w]);
 }
 
-@compute @workgroup_size({{ wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let p = gid.x;
   if (p >= PLANE) { return; }

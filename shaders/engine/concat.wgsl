@@ -18,7 +18,7 @@
 {% endfor %}
 {{ ep.declare(steps) }}
 
-@compute @workgroup_size({{ box.wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {{ grid.decode(box) }}
   let x0 = x;

@@ -25,7 +25,7 @@ const P: u32 = {{ pixels }}u;  // pixels per slice (rows * W), input and output
 const OUT_W: u32 = {{ out_w }}u;
 const SRC_S: u32 = {{ src_slices }}u;
 
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 {% if quad %}
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
 {% else %}

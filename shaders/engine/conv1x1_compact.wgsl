@@ -20,7 +20,7 @@ alias A = f32;
 {% endif %}
 {{ ep.declare(steps) }}
 
-{{ params.main(group) }}
+{{ params.main(workgroup_size) }}
   if (i >= G.pixels * G.dst_slices) { return; }
   let p = i % G.pixels;  // pixel of the flattened rows * W
   let s = i / G.pixels;  // output slice

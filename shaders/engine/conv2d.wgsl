@@ -23,7 +23,7 @@ const SRC_S: u32 = {{ src_slices }}u;
 const DST_S: u32 = {{ dst_slices }}u;
 const TAP_STRIDE: u32 = {{ kh * kw }}u * SRC_S;  // mat4 per destination slice
 
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let x0 = gid.x * {{ bx }}u;
   let row = gid.y;

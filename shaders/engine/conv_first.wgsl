@@ -19,7 +19,7 @@
 const TILES_Y: u32 = {{ tiles_y }}u;
 alias A = f32;
 
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let x0 = gid.x * {{ bx }}u;
   if (x0 >= OUT_W || gid.y >= {{ batch }}u * TILES_Y || gid.z >= {{ groups | length }}u) { return; }

@@ -20,7 +20,7 @@
 const KK: u32 = {{ kh * kw }}u;
 
 {% if tiled %}
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let x0 = gid.x * {{ bx }}u;
   let ls = gid.z;
@@ -70,7 +70,7 @@ fn load(s: u32, in_row: u32, ix: u32) -> vec4<A> {
 {% endif %}
 }
 
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let x = gid.x;
   let row = gid.y;

@@ -32,7 +32,7 @@ fn load(s: u32, in_row: u32, ix: u32) -> vec4<A> {
 {% endif %}
 }
 
-{{ params.main(group) }}
+{{ params.main(workgroup_size) }}
   if (i >= G.out_w * G.out_rows * G.dst_slices) { return; }
   let x = i % G.out_w;
   let row = i / G.out_w % G.out_rows;

@@ -2,6 +2,7 @@
 {% import "tensor.wgsl" as tensor %}
 {% import "depthwise_block.wgsl" as block %}
 {% include "common.wgsl" %}
+{% set wg = workgroup_size[0] %}
 // A depthwise conv and the 1x1 conv that reads it, in one dispatch
 // (engine/gpu/kernels/depthwise_conv1x1.py). One work group = a TH x TW tile of output
 // pixels, every channel:

@@ -1,6 +1,7 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
+{% set wg = workgroup_size[0] %}
 {% for name in includes %}
 {% include name %}
 {% endfor %}

@@ -39,7 +39,7 @@ fn load(si: u32, n: u32) -> vec4<A> {
 {% endif %}
 }
 
-@compute @workgroup_size({{ split }}, 1, 1)
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(
   @builtin(workgroup_id) wid: vec3<u32>,
   @builtin(local_invocation_index) lid: u32,

@@ -23,7 +23,7 @@ fn src_index(p: vec4<u32>) -> vec2<u32> {
 
 {% block map %}{% endblock %}
 
-@compute @workgroup_size({{ box.wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {{ grid.decode(box) }}
   let x0 = x;

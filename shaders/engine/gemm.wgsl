@@ -1,6 +1,7 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
+{% set wg = workgroup_size[0] %}
 // 1x1 convolution as a tiled GEMM over PHWC4 slices (engine/gpu/kernels/gemm.py):
 // out[so][p] = bias[so] + sum_si src[si][p] * W[so][si]  (W: mat4x4, column j = lane j).
 // A work group: WG invocations x BP consecutive pixels x BS output slices, the same for

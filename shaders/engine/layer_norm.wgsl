@@ -21,7 +21,7 @@ fn valid(s: u32) -> vec4<f32> {
   return vec4<f32>(1.0);
 }
 
-@compute @workgroup_size({{ wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let p = gid.x;
   if (p >= PLANE) { return; }

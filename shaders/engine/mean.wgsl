@@ -1,6 +1,7 @@
 {% import "epilogue.wgsl" as ep %}
 {% import "tensor.wgsl" as tensor %}
 {% include "common.wgsl" %}
+{% set wg = workgroup_size[0] %}
 // Reduction over all H*W pixels of one (batch, slice): MEAN over H,W, global pools.
 // tree: one work group per (slice, batch); each invocation folds a strided share of
 //       the pixels (f32 accumulators), then a tree in workgroup memory.

@@ -1,5 +1,6 @@
 {% import "epilogue.wgsl" as ep %}
 {% include "common.wgsl" %}
+{% set wg = workgroup_size[0] %}
 // Constant PAD over PHWC4 buffers: output (batch, y, x, c) reads input
 // (batch - PB, y - PT, x - PL, c - PC) when inside it, else the pad value.
 // Grid: x covers the pixels of one slice (V vec4 per invocation, strided by the

@@ -13,11 +13,12 @@ struct Params {
 @group(0) @binding({{ binding }}) var<uniform> G: Params;
 {%- endmacro %}
 
-{# The entry point's header: one invocation per output, GROUP wide groups in rows of at
-   most 65535 (params.flat_grid); `i` is the invocation's output index. #}
-{% macro main(group) -%}
-@compute @workgroup_size({{ group }}, 1, 1)
+{# The entry point's header: one invocation per output, groups of `size` (the dispatch's
+   workgroup_size, (GROUP, 1, 1)) in rows of at most 65535 (params.flat_grid); `i` is the
+   invocation's output index. #}
+{% macro main(size) -%}
+@compute @workgroup_size({{ size | join(", ") }})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
-  let i = (wid.y * groups.x + wid.x) * {{ group }}u + li;
+  let i = (wid.y * groups.x + wid.x) * {{ size[0] }}u + li;
 {%- endmacro %}

@@ -3,7 +3,7 @@
 @group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(1) var<storage, read_write> raw: array<f32>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size({{ workgroup_size[0] }})
 // a 2-D grid of 64-wide groups: large tensors need more than 65535 groups along x
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let i = gid.x + gid.y * {{ row_invocations }}u;  // element index in row-major order

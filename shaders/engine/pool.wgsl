@@ -16,7 +16,7 @@ const OUT_H: u32 = {{ out_h }}u;
 const OUT_W: u32 = {{ out_w }}u;
 const OUT_ROWS: u32 = {{ out_rows }}u;
 
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let x = gid.x;
   let row = gid.y;

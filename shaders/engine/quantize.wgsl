@@ -13,7 +13,7 @@
 
 const PLANE: u32 = {{ plane }}u;  // rows * W
 
-@compute @workgroup_size({{ wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let p = gid.x;
   let s = gid.y;

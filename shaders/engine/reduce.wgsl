@@ -16,7 +16,7 @@ fn load_src(slice: u32, b: u32, h: u32, w: u32) -> vec4<f32> {
   return {{ tensor.load(src, "(slice * " ~ in_rows ~ "u + row) * " ~ in_w ~ "u + w", "w", "row", "slice", "f32") }};
 }
 
-@compute @workgroup_size({{ wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let p = gid.x;
   if (p >= PLANE) { return; }

@@ -44,7 +44,7 @@ fn nearest(i: u32, scale: f32, size: u32) -> u32 {
 }
 {% endif %}
 
-@compute @workgroup_size({{ box.wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {{ grid.decode(box) }}
   let base = s * {{ in_rows }}u + b * {{ in_h }}u;

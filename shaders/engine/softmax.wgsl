@@ -19,7 +19,7 @@ fn valid(s: u32) -> vec4<bool> {
   return vec4<bool>(true);
 }
 
-@compute @workgroup_size({{ wg }})
+@compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let p = gid.x;
   if (p >= PLANE) { return; }

@@ -20,7 +20,7 @@
 {{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const SRC_S: u32 = {{ src_slices }}u;
 
-@compute @workgroup_size({{ wg[0] }}, {{ wg[1] }}, {{ wg[2] }})
+@compute @workgroup_size({{ workgroup_size | join(", ") }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   let ls = gid.z;
   if (gid.x >= {{ tiles_x }}u || gid.y >= {{ batch * tiles_y }}u || ls >= slice_count()) {

@@ -4,14 +4,16 @@ engine's own."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from engine.gpu.kernels.base import shape4
 from engine.latency import space
 from engine.latency.builder import NetConfig, build_graph
 from engine.latency.cell import INPUT, OUTPUT, Cell
-from engine.latency.dispatches import AdapterProfile, dispatch_list, workgroup_size
+from engine.latency.dispatches import AdapterProfile, compiled, dispatch_list
 from engine.latency.features import flops, params, peak_memory, static_features
 
 TWO = Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT])  # the cell is a 1x1 projection
@@ -54,18 +56,35 @@ def test_two_vertex_dispatches():
     assert f["dispatches"] == 6
 
 
-def test_workgroup_size_parsing():
-    assert workgroup_size("@compute @workgroup_size(64)\nfn main") == (64, 1, 1)
-    assert workgroup_size("@compute @workgroup_size(8, 4, 2)") == (8, 4, 2)
+def shader_workgroup_size(source: str) -> tuple[int, int, int]:
+    """The @workgroup_size of a WGSL compute shader (missing dimensions are 1)."""
+    m = re.search(r"@workgroup_size\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)", source)
+    return tuple(int(x) if x else 1 for x in m.groups())
 
 
-def test_header_render_gives_the_exact_dispatch_list():
+def test_dispatch_lists_render_no_shader_and_match_the_rendered_ones(monkeypatch):
+    """The work group sizes the features read are those the shaders declare, and
+    computing them renders nothing (jinja2 was most of a prediction's time)."""
+    from engine.gpu.io import conversion
+    from engine.gpu.kernels import base
+
+    def no_render(*args, **kwargs):
+        raise AssertionError("dispatch_list rendered a shader")
+
     for cell in [TWO, *space.sample_cells(4, seed=5)]:
         g = build_graph(cell)
         for precision in ("fp32", "fp16"):
-            assert dispatch_list(g, PROFILE, precision) == dispatch_list(
-                g, PROFILE, precision, exact=True
-            )
+            with monkeypatch.context() as m:
+                m.setattr(base, "render", no_render)
+                rows = dispatch_list(g, PROFILE, precision)
+            program = compiled(g, PROFILE, precision)
+            io = [conversion("hwc_to_phwc4.wgsl", shape4(program.graph, t), precision)
+                  for t in program.graph.inputs]  # fmt: skip
+            io_out = [conversion("phwc4_to_hwc.wgsl", shape4(program.graph, t), precision)
+                      for t in program.graph.outputs]  # fmt: skip
+            shaders = [*io, *program.dispatches, *io_out]
+            assert [r.workgroup for r in rows] == [shader_workgroup_size(d.source) for d in shaders]
+            assert [r.groups for r in rows] == [tuple(d.workgroups) for d in shaders]
 
 
 def test_engine_records_the_predicted_dispatches():

@@ -1,8 +1,9 @@
 """Kernel specs: pure code generators, as in the TFLite GPU delegate.
 
 A `Kernel` reads one op's attributes and tensor shapes and returns one or more
-`Dispatch` objects (WGSL source, bindings, work group count). It never touches
-the GPU; the runtime creates buffers, pipelines and bind groups from them.
+`Dispatch` objects (a WGSL template and its variables, bindings, work group size and
+count; the WGSL is rendered when first read). It never touches the GPU; the runtime
+creates buffers, pipelines and bind groups from them.
 
 Several kernels may serve one op type: `select()` returns the first whose
 `accepts()` is true, in registration order by `priority` (specialised first,
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
+from engine.gpu.codegen import render
 from engine.model.ir import Graph, Op
 from engine.model.layout import phwc4_shape, slices
 from engine.precision import Precision
@@ -44,11 +47,29 @@ MAX_GROUPS = 65535  # WebGPU's minimum maxComputeWorkgroupsPerDimension
 
 @dataclass(frozen=True, eq=False)
 class Dispatch:
+    """One dispatch of a kernel: its shader (a template and the template's variables),
+    bindings, work group size and work group count. The WGSL is rendered on first use of
+    `source`: what only reads the rest (engine-latency's features) never renders."""
+
     kernel: str  # kernel name, for stats and profiles
-    source: str  # rendered WGSL; also the pipeline cache key
+    template: str  # shaders/engine/<template>
+    params: dict = field(repr=False)  # the template's variables
     bindings: tuple[Binding, ...]
+    workgroup_size: tuple[int, int, int]  # what the shader's @workgroup_size declares
     workgroups: tuple[int, int, int]
-    op_index: int = -1
+    # Tensors are ranges of one arena buffer (compile.py): a WebGPU usage scope forbids
+    # binding a buffer read-only and read-write at once, but allows several read-write,
+    # so every storage binding is declared read_write.
+    arena: bool = False
+
+    @cached_property
+    def source(self) -> str:
+        """The rendered WGSL, also the pipeline cache key; the template gets
+        `workgroup_size` besides its own variables."""
+        source = render(self.template, workgroup_size=self.workgroup_size, **self.params)
+        if self.arena:
+            return source.replace("var<storage, read>", "var<storage, read_write>")
+        return source
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ reads are skipped; n >= N columns read y's zero lanes or are skipped (adj_y).
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -64,8 +63,7 @@ class BatchMatMul(Kernel):
         adj_x, adj_y = bool(op.attrs.get("adj_x")), bool(op.attrs.get("adj_y"))
         k = x["w"] if adj_x else x["c"]
         steps, extra = epilogue.build(op, graph, first_binding=3)
-        source = render(
-            "batch_matmul.wgsl",
+        params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
             x=x,
@@ -80,9 +78,8 @@ class BatchMatMul(Kernel):
             out_h=out.h,
             out_w=out.w,
             plane=out.rows * out.w,
-            wg=WG,
             steps=steps,
         )
         bindings = (Binding("out", tensor=op.outputs[0]), xb, yb, *extra)
         grid = (ceil_div(out.rows * out.w, WG), out.s, 1)
-        return [Dispatch(self.name, source, bindings, grid)]
+        return [Dispatch(self.name, "batch_matmul.wgsl", params, bindings, (WG, 1, 1), grid)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -129,8 +128,7 @@ class Conv2D(Kernel):
 
         def dispatch(base: int, n: int, c: Candidate) -> Dispatch:
             steps, extra = epilogue.build(op, graph, first_binding=4, ctx=ctx)
-            source = render(
-                "conv2d.wgsl",
+            params = dict(
                 **geometry(src, dst),
                 precision=ctx.precision,
                 epilogue_type="f32",
@@ -153,7 +151,6 @@ class Conv2D(Kernel):
                 dil_w=op.attrs.get("dilation_w_factor", 1),
                 pad_top=top,
                 pad_left=left,
-                wg=c.workgroup,
                 steps=steps,
             )
             bindings = (
@@ -162,7 +159,8 @@ class Conv2D(Kernel):
                 *weight_bindings(packed, biases, space, base, n),
                 *extra,
             )
-            return Dispatch(self.name, source, bindings, c.groups((dst.w, dst.rows, n)))
+            grid = c.groups((dst.w, dst.rows, n))
+            return Dispatch(self.name, "conv2d.wgsl", params, bindings, c.workgroup, grid)
 
         first = min(group, dst.s)
         sig = KernelSignature(

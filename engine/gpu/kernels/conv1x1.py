@@ -13,7 +13,6 @@ uniform binding; registered ahead of the generic conv (priority 50 < 100).
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -117,8 +116,7 @@ class Conv1x1(Kernel):
         quads = ctx.subgroups and quad_weights(ctx.adapter)
 
         def dispatch(base: int, count: int, c: Candidate) -> Dispatch:
-            source = render(
-                "conv1x1.wgsl",
+            params = dict(
                 precision=ctx.precision,
                 epilogue_type="f32",
                 src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
@@ -131,7 +129,6 @@ class Conv1x1(Kernel):
                 out_w=dst.w,
                 bp=c.work.x,
                 bs=c.work.z,
-                wg=c.workgroup,
                 # a quad (4 consecutive invocations) shares one row of pixels and slices
                 quad=quads and c.workgroup[0] % 4 == 0,
                 steps=steps,
@@ -149,7 +146,8 @@ class Conv1x1(Kernel):
                 *([Binding("in", tensor=op.attrs["input_scale"])] if scale_binding else []),
                 *extra,
             )
-            return Dispatch(self.name, source, bindings, c.groups((pixels, 1, count)))
+            grid = c.groups((pixels, 1, count))
+            return Dispatch(self.name, "conv1x1.wgsl", params, bindings, c.workgroup, grid)
 
         nbs = slice_block(n, bs)
         table = Candidate(workgroup(ceil_div(pixels, bp), ceil_div(n, nbs)), WorkShape(bp, 1, nbs))
@@ -187,32 +185,31 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
     the same storage kinds, gate and epilogue (not a tiled GEMM: long code)."""
     src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
     pixels = dst.rows * dst.w
-    params = Params()
-    params.add_all("u32", pixels=pixels, out_w=dst.w, src_slices=src.s, dst_slices=dst.s)
-    src_arg = params.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
-    dst_arg = params.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
+    shapes = Params()
+    shapes.add_all("u32", pixels=pixels, out_w=dst.w, src_slices=src.s, dst_slices=dst.s)
+    src_arg = shapes.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
+    dst_arg = shapes.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
     gate = op.attrs.get("input_scale")
-    scale = None if gate is None else params.add_tiles(tensor_arg(ctx, "in_scale", 5, gate, "read"))
+    scale = None if gate is None else shapes.add_tiles(tensor_arg(ctx, "in_scale", 5, gate, "read"))
     steps, extra = epilogue.build(
         op, graph, first_binding=5 + int(gate is not None), ctx=ctx,
-        flat="s * G.pixels + p", params=params,
+        flat="s * G.pixels + p", params=shapes,
     )  # fmt: skip
-    source = render(
-        "conv1x1_compact.wgsl",
+    params = dict(
         precision=ctx.precision,
         epilogue_type="f32",
         src=src_arg,
         dst=dst_arg,
         scale=scale,
-        fields=params.fields,
-        group=GROUP,
+        fields=shapes.fields,
         steps=steps,
     )
     weights = pack_conv_weights(graph.tensors[op.inputs[1]].data)
     bias = pack_bias(optional_input(op, graph, 2), dst.c)
     bindings = (
-        *fixed_bindings(op, weights, bias, params),
+        *fixed_bindings(op, weights, bias, shapes),
         *([Binding("in", tensor=gate)] if gate is not None else []),
         *extra,
     )
-    return Dispatch("conv1x1", source, bindings, flat_grid(pixels * dst.s))
+    grid = flat_grid(pixels * dst.s)
+    return Dispatch("conv1x1", "conv1x1_compact.wgsl", params, bindings, (GROUP, 1, 1), grid)

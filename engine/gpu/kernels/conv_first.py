@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -116,8 +115,7 @@ class ConvFirst(Kernel):
         nx, ny = ceil_div(dst.w, bx), dst.b * tiles_y
         wg = workgroup_for(nx, ny, 1)
         steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
-        source = render(
-            "conv_first.wgsl",
+        params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
             src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
@@ -134,7 +132,6 @@ class ConvFirst(Kernel):
             foot_w=(bx - 1) * sw + kw,
             plan=tap_plan(kh, kw, sh, sw, by, bx),
             groups=groups,
-            wg=wg,
             steps=steps,
         )
         bindings = (
@@ -143,4 +140,4 @@ class ConvFirst(Kernel):
             *extra,
         )
         grid = (ceil_div(nx, wg[0]), ceil_div(ny, wg[1]), len(groups))
-        return [Dispatch(self.name, source, bindings, grid)]
+        return [Dispatch(self.name, "conv_first.wgsl", params, bindings, wg, grid)]

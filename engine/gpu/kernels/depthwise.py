@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -124,8 +123,7 @@ class _DepthwiseBase(Kernel):
             n = group if shared else min(group, dst.s - base)
             bx, by, wg = c.work.x, c.work.y, c.workgroup
             tiles_y = ceil_div(dst.h, by)
-            source = render(
-                "depthwise.wgsl",
+            params = dict(
                 **geometry(src, dst),
                 precision=ctx.precision,
                 epilogue_type="f32",
@@ -153,7 +151,6 @@ class _DepthwiseBase(Kernel):
                 tiles_y=tiles_y,
                 foot_w=(bx - 1) * sw + kw,
                 plan=tile_plan(kh, kw, sh, sw, by, bx) if self.tiled else [],
-                wg=wg,
                 steps=steps,
             )
             bindings = (
@@ -167,7 +164,7 @@ class _DepthwiseBase(Kernel):
                 ceil_div(dst.b * tiles_y, wg[1]),
                 ceil_div(count, wg[2]),
             )
-            return Dispatch(self.name, source, bindings, grid)
+            return Dispatch(self.name, "depthwise.wgsl", params, bindings, wg, grid)
 
         tiles_y = ceil_div(dst.h, by)
         wg = workgroup_for(ceil_div(dst.w, bx), dst.b * tiles_y, dst.s)
@@ -205,37 +202,36 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
     top, left = conv_padding(op, (src.h, src.w), (kh, kw))
     a = op.attrs
     mult = _multiplier(op, graph)
-    params = Params()
-    params.add_all(
+    shapes = Params()
+    shapes.add_all(
         "i32", in_w=src.w, in_h=src.h, kh=kh, kw=kw,
         stride_h=a["stride_h"], stride_w=a["stride_w"],
         dil_h=a.get("dilation_h_factor", 1), dil_w=a.get("dilation_w_factor", 1),
         pad_top=top, pad_left=left,
     )  # fmt: skip
-    params.add_all(
+    shapes.add_all(
         "u32", in_plane=src.rows * src.w, in_c=src.c, mult=mult,
         out_w=dst.w, out_h=dst.h, out_rows=dst.rows, dst_slices=dst.s,
     )  # fmt: skip
-    src_arg = params.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
-    dst_arg = params.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
+    src_arg = shapes.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
+    dst_arg = shapes.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
     steps, extra = epilogue.build(
         op, graph, first_binding=5, ctx=ctx,
-        flat="(s * G.out_rows + row) * G.out_w + x", params=params,
+        flat="(s * G.out_rows + row) * G.out_w + x", params=shapes,
     )  # fmt: skip
-    source = render(
-        "depthwise_compact.wgsl",
+    params = dict(
         precision=ctx.precision,
         epilogue_type="f32",
         src=src_arg,
         dst=dst_arg,
         gather=mult > 1,
-        fields=params.fields,
-        group=GROUP,
+        fields=shapes.fields,
         steps=steps,
     )
     bias = pack_bias(optional_input(op, graph, 2), dst.c)
-    bindings = (*fixed_bindings(op, pack_depthwise_weights(w), bias, params), *extra)
-    return Dispatch("depthwise", source, bindings, flat_grid(dst.w * dst.rows * dst.s))
+    bindings = (*fixed_bindings(op, pack_depthwise_weights(w), bias, shapes), *extra)
+    grid = flat_grid(dst.w * dst.rows * dst.s)
+    return Dispatch("depthwise", "depthwise_compact.wgsl", params, bindings, (GROUP, 1, 1), grid)
 
 
 @register

@@ -16,7 +16,6 @@ where the image allows.
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -111,8 +110,7 @@ class DepthwiseConv1x1(Kernel):
         dw_space = _space(src.s, kh * kw * VEC4_BYTES, ctx)
         pw_space = _space(dst.s, src.s * MAT4_BYTES, ctx)
         wg = min(t.wg, ctx.max_workgroup_invocations)
-        source = render(
-            "depthwise_conv1x1.wgsl",
+        params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
             epilogue_type="f32",
@@ -138,7 +136,6 @@ class DepthwiseConv1x1(Kernel):
             bp=bp,
             bs=bs,
             blocks=ceil_div(dst.s, bs),
-            wg=wg,
             # the 4 invocations of a quad share their output slices: each loads one
             # column of each weight matrix (as conv1x1.py on the classes quad_weights names)
             quad=ctx.subgroups and quad_weights(ctx.adapter) and (th * tw // bp) % 4 == 0,
@@ -157,4 +154,4 @@ class DepthwiseConv1x1(Kernel):
             *extra,
         )
         grid = (ceil_div(dst.w, tw), dst.b * ceil_div(dst.h, th), 1)
-        return [Dispatch(self.name, source, bindings, grid)]
+        return [Dispatch(self.name, "depthwise_conv1x1.wgsl", params, bindings, (wg, 1, 1), grid)]

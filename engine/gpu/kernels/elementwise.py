@@ -20,7 +20,7 @@ from dataclasses import astuple
 
 import numpy as np
 
-from engine.gpu.codegen import activation_expr, render, wgsl_float
+from engine.gpu.codegen import activation_expr, wgsl_float
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -122,8 +122,7 @@ def build_elementwise(
         operands.append(o)
         bindings.append(binding)
     steps, extra = epilogue.build(op, graph, first_binding=len(bindings), ctx=ctx)
-    source = render(
-        "elementwise.wgsl",
+    params = dict(
         precision=ctx.precision,
         epilogue_type="f32",
         dst=tensor_arg(ctx, "dst", 0, op.outputs[0], "write"),
@@ -135,12 +134,12 @@ def build_elementwise(
         h=out.h,
         slices=out.s,
         mask=lane_mask(out.c),
-        wg=WG,
         v=V,
         steps=steps,
     )
     grid = (ceil_div(out.rows * out.w, WG * V), out.s, 1)
-    return [Dispatch(name, source, (*bindings, *extra), grid)]
+    bindings = (*bindings, *extra)
+    return [Dispatch(name, "elementwise.wgsl", params, bindings, (WG, 1, 1), grid)]
 
 
 def _operands_fit(op: Op, graph: Graph, inputs: list[int]) -> bool:

@@ -15,7 +15,6 @@ when they all fit one binding, else in one storage buffer: one dispatch either w
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -70,8 +69,7 @@ class FullyConnected(Kernel):
         while split >> (len(reduce_steps) + 1):
             reduce_steps.append(split >> (len(reduce_steps) + 1))
         steps, extra = epilogue.build(op, graph, first_binding=4)
-        source = render(
-            "fully_connected.wgsl",
+        params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
             weight_space=space,
@@ -93,4 +91,5 @@ class FullyConnected(Kernel):
             *weight_bindings(packed, biases, space, 0, dst.s),
             *extra,
         )
-        return [Dispatch(self.name, source, bindings, (dst.s, batch, 1))]
+        grid = (dst.s, batch, 1)
+        return [Dispatch(self.name, "fully_connected.wgsl", params, bindings, (split, 1, 1), grid)]

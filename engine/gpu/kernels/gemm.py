@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import Binding, BuildContext, Dispatch, ceil_div, shape4, tensor_arg
 from engine.gpu.kernels.common import optional_input
@@ -46,8 +45,7 @@ def build_gemm(op: Op, graph: Graph, ctx: BuildContext, tile: GemmTile) -> list[
     scale_at = 4 + int(tile.dims)
     first = scale_at + int(scale is not None)
     steps, extra = epilogue.build(op, graph, first, ctx=ctx, flat="s * P + p")
-    source = render(
-        "gemm.wgsl",
+    params = dict(
         precision=ctx.precision,
         src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
         dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
@@ -56,7 +54,6 @@ def build_gemm(op: Op, graph: Graph, ctx: BuildContext, tile: GemmTile) -> list[
         src_slices=src.s,
         pixels=pixels,
         out_w=dst.w,
-        wg=tile.wg,
         bp=tile.bp,
         bs=tile.bs,
         shared_k=min(tile.shared_k, src.s),
@@ -75,4 +72,4 @@ def build_gemm(op: Op, graph: Graph, ctx: BuildContext, tile: GemmTile) -> list[
         *extra,
     )
     grid = (ceil_div(pixels, tile.wg * tile.bp), ceil_div(dst.s, tile.bs), 1)
-    return [Dispatch(NAME, source, bindings, grid)]
+    return [Dispatch(NAME, "gemm.wgsl", params, bindings, (tile.wg, 1, 1), grid)]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -54,8 +53,7 @@ class LayerNorm(Kernel):
         gamma = _per_channel(optional_input(op, graph, 1), dst.c, 1.0)
         beta = _per_channel(optional_input(op, graph, 2), dst.c, 0.0)
         steps, extra = epilogue.build(op, graph, first_binding=4)
-        source = render(
-            "layer_norm.wgsl",
+        params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
             plane=dst.rows * dst.w,
@@ -64,7 +62,6 @@ class LayerNorm(Kernel):
             channels=dst.c,
             epsilon=wgsl_float(op.attrs["epsilon"]),
             mask=lane_mask(dst.c),
-            wg=WG,
             steps=steps,
         )
         bindings = (
@@ -74,4 +71,5 @@ class LayerNorm(Kernel):
             Binding("const", data=beta, space="storage", dtype="f32"),
         )
         grid = (ceil_div(dst.rows * dst.w, WG), 1, 1)
-        return [Dispatch(self.name, source, (*bindings, *extra), grid)]
+        bindings = (*bindings, *extra)
+        return [Dispatch(self.name, "layer_norm.wgsl", params, bindings, (WG, 1, 1), grid)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -71,8 +70,7 @@ class Pad(Kernel):
         pads, value = _pads4(op, graph), _value(op, graph)
         (pb, _), (pt, _), (pl, _), (pc, _) = pads
         steps, extra = epilogue.build(op, graph, first_binding=2)
-        source = render(
-            "pad.wgsl",
+        params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
             in_b=src.b,
@@ -89,10 +87,9 @@ class Pad(Kernel):
             # (the input's own padded lanes already are).
             fill_lanes=value != 0.0 and src.c % 4 != 0,
             mask=lane_mask(dst.c),
-            wg=WG,
             v=V,
             steps=steps,
         )
         bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
         grid = (ceil_div(dst.rows * dst.w, WG * V), dst.s, 1)
-        return [Dispatch(self.name, source, (*bindings, *extra), grid)]
+        return [Dispatch(self.name, "pad.wgsl", params, (*bindings, *extra), (WG, 1, 1), grid)]

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -71,8 +70,7 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
     tile = reduce_tile(ctx.adapter)
     tree = hw >= tile.min_pixels
     steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
-    source = render(
-        "mean.wgsl",
+    params = dict(
         **geometry(src, dst),
         precision=ctx.precision,
         epilogue_type="f32",
@@ -86,12 +84,12 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
         slices=dst.s,
         mask=lane_mask(dst.c),
         tree=tree,
-        wg=tile.wg if tree else SERIAL_WG,
         steps=steps,
     )
     bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]), *extra)
     grid = (src.s if tree else ceil_div(src.s, SERIAL_WG), src.b, 1)
-    return [Dispatch(name, source, bindings, grid)]
+    wg = (tile.wg if tree else SERIAL_WG, 1, 1)
+    return [Dispatch(name, "mean.wgsl", params, bindings, wg, grid)]
 
 
 @register
@@ -158,8 +156,7 @@ class Pool2D(Kernel):
             and (dst.w - 1) * sw - left + kw <= min(hi_w, src.w)
         )
         steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
-        source = render(
-            "pool.wgsl",
+        params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
             src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
@@ -180,7 +177,6 @@ class Pool2D(Kernel):
             checks=not inside,
             lowest=ctx.precision_info.lowest_wgsl,
             mask=lane_mask(dst.c),
-            wg=POOL_WG,
             steps=steps,
         )
         bindings = (
@@ -193,4 +189,4 @@ class Pool2D(Kernel):
             ceil_div(dst.rows, POOL_WG[1]),
             ceil_div(dst.s, POOL_WG[2]),
         )
-        return [Dispatch(self.name, source, bindings, grid)]
+        return [Dispatch(self.name, "pool.wgsl", params, bindings, POOL_WG, grid)]

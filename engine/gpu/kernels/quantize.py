@@ -11,7 +11,6 @@ engine then stops with a ModelError, never a float reinterpretation).
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -41,19 +40,18 @@ def build_quantize(name: str, op: Op, graph: Graph, ctx: BuildContext, grid) -> 
     """One dispatch: op.inputs[0] rounded to `grid` (a Quantization) into op.outputs[0]."""
     out = shape4(graph, op.outputs[0])
     steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
-    source = render(
-        "quantize.wgsl",
+    params = dict(
         precision=ctx.precision,
         src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
         dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
         grid=epilogue.quant_step(grid),
         plane=out.rows * out.w,
         w=out.w,
-        wg=WG,
         steps=steps,
     )
     bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]), *extra)
-    return [Dispatch(name, source, bindings, (ceil_div(out.rows * out.w, WG), out.s, 1))]
+    grid = (ceil_div(out.rows * out.w, WG), out.s, 1)
+    return [Dispatch(name, "quantize.wgsl", params, bindings, (WG, 1, 1), grid)]
 
 
 @register

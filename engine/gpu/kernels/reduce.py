@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -85,8 +84,7 @@ class Reduce(Kernel):
         extent = (src.b, src.h, src.w, src.c)
         count = int(np.prod([extent[a] for a in reduced]))
         steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
-        source = render(
-            "reduce.wgsl",
+        params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
             src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
@@ -106,9 +104,9 @@ class Reduce(Kernel):
             out_c=dst.c,
             plane=dst.rows * dst.w,
             scale=wgsl_float(1.0 / count) if op.type == "MEAN" else "1.0",
-            wg=WG,
             steps=steps,
         )
         bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
         grid = (ceil_div(dst.rows * dst.w, WG), dst.s, 1)
-        return [Dispatch(f"{self.name}_{op.type.lower()}", source, (*bindings, *extra), grid)]
+        name = f"{self.name}_{op.type.lower()}"
+        return [Dispatch(name, "reduce.wgsl", params, (*bindings, *extra), (WG, 1, 1), grid)]

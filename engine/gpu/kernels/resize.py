@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -28,9 +27,9 @@ from engine.gpu.kernels.base import (
     tensor_arg,
 )
 from engine.gpu.kernels.common import geometry
-from engine.gpu.kernels.shape import box, mappable
+from engine.gpu.kernels.shape import WG, box, mappable
 from engine.model.ir import Graph, Op
-from engine.reference.resize import _scale
+from engine.reference.resize import source_scale
 
 BX = 2  # bilinear pixels per invocation outside up2: 2 beat 1 and 4 on lavapipe
 
@@ -71,9 +70,8 @@ class Resize(Kernel):
         bilinear = op.type == "RESIZE_BILINEAR"
         up2 = bilinear and half and not align and (o.h, o.w) == (2 * i.h, 2 * i.w)
         steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
-        params, grid = box(Shape4(o.b, i.h, i.w, o.c)) if up2 else box(o, bx=BX if bilinear else 4)
-        source = render(
-            "resize.wgsl",
+        region, grid = box(Shape4(o.b, i.h, i.w, o.c)) if up2 else box(o, bx=BX if bilinear else 4)
+        params = dict(
             **geometry(i, o),
             precision=ctx.precision,
             epilogue_type="f32",
@@ -81,13 +79,14 @@ class Resize(Kernel):
             up2=up2,
             align_corners=align,
             half_pixel=half,
-            scale_y=f32_literal(_scale(i.h, o.h, align)),
-            scale_x=f32_literal(_scale(i.w, o.w, align)),
+            scale_y=f32_literal(source_scale(i.h, o.h, align)),
+            scale_x=f32_literal(source_scale(i.w, o.w, align)),
             out_c=o.c,
-            box=params,
+            box=region,
             steps=steps,
             src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
             dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
         )
         bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
-        return [Dispatch(self.name, source, (*bindings, *extra), grid)]
+        bindings = (*bindings, *extra)
+        return [Dispatch(self.name, "resize.wgsl", params, bindings, (WG, 1, 1), grid)]

@@ -19,7 +19,6 @@ from dataclasses import replace
 import numpy as np
 
 from engine.errors import ModelError
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     MAX_GROUPS,
@@ -49,16 +48,16 @@ def box(
     size: tuple[int, ...] | None = None,
     bx: int = 1,
 ) -> tuple[dict, tuple[int, int, int]]:
-    """Template parameters (shaders/engine/phwc4_grid.wgsl) and work groups for a box of output
-    vec4: b, h, x, slice from `lo` over `size` (default: the whole tensor), `bx`
-    neighbouring pixels along x per invocation."""
+    """Template parameters (shaders/engine/phwc4_grid.wgsl) and work groups (of WG
+    invocations) for a box of output vec4: b, h, x, slice from `lo` over `size` (default:
+    the whole tensor), `bx` neighbouring pixels along x per invocation."""
     b, h, width, s = size or (out.b, out.h, out.w, out.s)
     w = ceil_div(width, bx)
     total = b * h * w * s
     groups = max(1, ceil_div(total, WG))
     gx = min(groups, MAX_GROUPS)
     params = dict(
-        wg=WG, total=total, stride=gx * WG, b=b, h=h, w=w, bx=bx,
+        total=total, stride=gx * WG, b=b, h=h, w=w, bx=bx,
         x_end=lo[2] + width, ragged=w * bx != width,
         b0=lo[0], h0=lo[1], x0=lo[2], s0=lo[3], out_h=out.h, out_rows=out.rows, out_w=out.w,
     )  # fmt: skip
@@ -86,12 +85,12 @@ def gather_dispatch(
     i, o = shape4(graph, src), shape4(graph, dst)
     steps, extra = epilogue.build(replace(op, outputs=(dst,)), graph, first_binding=2)
     grid, groups = box(o, bx=BX if o.w >= BX else 1)
-    source = render(
-        template, precision=ctx.precision, mode=mode, box=grid, steps=steps,
+    values = dict(
+        precision=ctx.precision, mode=mode, box=grid, steps=steps,
         in_h=i.h, in_w=i.w, in_rows=i.rows, in_c=i.c, out_h=o.h, out_w=o.w, out_c=o.c, **params,
     )  # fmt: skip
     bindings = (Binding("in", tensor=src), Binding("out", tensor=dst), *extra)
-    return Dispatch(name, source, bindings, groups)
+    return Dispatch(name, template, values, bindings, (WG, 1, 1), groups)
 
 
 # --- RESHAPE -------------------------------------------------------------------------
@@ -299,12 +298,15 @@ class Concatenation(Kernel):
                 )
             start, size = [0, 0, 0, 0], [out.b, out.h, out.w, out.s]
             start[axis], size[axis] = lo, hi - lo
-            params, grid = box(out, tuple(start), tuple(size), bx=BX if size[2] >= BX else 1)
-            source = render(
-                "concat.wgsl", precision=ctx.precision, mode=mode, box=params, parts=parts,
+            region, grid = box(out, tuple(start), tuple(size), bx=BX if size[2] >= BX else 1)
+            values = dict(
+                precision=ctx.precision, mode=mode, box=region, parts=parts,
                 axis_var="bhx"[axis] if axis < 3 else "s", out_c=out.c, steps=steps,
             )  # fmt: skip
-            dispatches.append(Dispatch(self.name, source, (*bindings, *extra), grid))
+            bindings = (*bindings, *extra)
+            dispatches.append(
+                Dispatch(self.name, "concat.wgsl", values, bindings, (WG, 1, 1), grid)
+            )
         return dispatches
 
 

@@ -7,7 +7,6 @@ part and are written 0.
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -32,8 +31,7 @@ class Softmax(Kernel):
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         dst = shape4(graph, op.outputs[0])
         steps, extra = epilogue.build(op, graph, first_binding=2)
-        source = render(
-            "softmax.wgsl",
+        params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
             plane=dst.rows * dst.w,
@@ -41,9 +39,8 @@ class Softmax(Kernel):
             slices=dst.s,
             beta=wgsl_float(op.attrs.get("beta", 1.0)),
             mask=lane_mask(dst.c),
-            wg=WG,
             steps=steps,
         )
         bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
         grid = (ceil_div(dst.rows * dst.w, WG), 1, 1)
-        return [Dispatch(self.name, source, (*bindings, *extra), grid)]
+        return [Dispatch(self.name, "softmax.wgsl", params, (*bindings, *extra), (WG, 1, 1), grid)]

@@ -18,7 +18,6 @@ Weights are packed like conv.py's, uniform when they fit, split by output slices
 
 from __future__ import annotations
 
-from engine.gpu.codegen import render
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
     Binding,
@@ -112,8 +111,7 @@ class _TransposeBase(Kernel):
             n = group if shared else min(group, dst.s - base)
             count = min(group, dst.s - base)
             wg = workgroup_for(tiles_x, dst.b * tiles_y, n)
-            source = render(
-                "transpose_conv.wgsl",
+            params = dict(
                 **geometry(src, dst),
                 precision=ctx.precision,
                 epilogue_type="f32",
@@ -136,7 +134,6 @@ class _TransposeBase(Kernel):
                 offs_y=offs_y,
                 offs_x=offs_x,
                 loads=loads,
-                wg=wg,
                 steps=steps,
                 src=tensor_arg(ctx, "src", 0, data, "read"),
                 dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
@@ -152,7 +149,9 @@ class _TransposeBase(Kernel):
                 ceil_div(dst.b * tiles_y, wg[1]),
                 ceil_div(count, wg[2]),
             )
-            dispatches.append(Dispatch(self.name, source, bindings, grid))
+            dispatches.append(
+                Dispatch(self.name, "transpose_conv.wgsl", params, bindings, wg, grid)
+            )
         return dispatches
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from engine.errors import ModelError
 from engine.model.ir import Op
 from engine.reference.padding import windows
-from engine.reference.pooling import _window_args
+from engine.reference.pooling import window_args
 from engine.reference.quantized import OpTensors, register_quantized
 from engine.reference.quantized.fixed_point import (
     activation_range,
@@ -45,7 +45,7 @@ def _act_clamp(y: np.ndarray, op: Op, ts: OpTensors) -> np.ndarray:
 def average_pool_2d(op: Op, inputs: list, ts: OpTensors) -> list:
     _one_grid(op, ts)
     x = np.asarray(inputs[0], np.int64)
-    args = _window_args(op)
+    args = window_args(op)
     total = windows(x, *args).sum(axis=(3, 4))
     count = windows(np.ones((1, *x.shape[1:3], 1), np.int64), *args).sum(axis=(3, 4))
     # (acc +- count / 2) / count with C's truncating division: rounds half away from 0.
@@ -58,7 +58,7 @@ def average_pool_2d(op: Op, inputs: list, ts: OpTensors) -> list:
 def max_pool_2d(op: Op, inputs: list, ts: OpTensors) -> list:
     _one_grid(op, ts)
     x = np.asarray(inputs[0], np.int64)
-    y = windows(x, *_window_args(op), fill=np.iinfo(np.int64).min).max(axis=(3, 4))
+    y = windows(x, *window_args(op), fill=np.iinfo(np.int64).min).max(axis=(3, 4))
     return [_act_clamp(y, op, ts)]
 
 

@@ -21,7 +21,7 @@ from engine.reference import registry
 from engine.reference.quantized import OpTensors, register_quantized
 from engine.reference.quantized.params import per_tensor
 from engine.reference.registry import const_ints
-from engine.reference.resize import _flags, _size
+from engine.reference.resize import output_size, resize_flags
 
 MOVES = tuple(name for name, spec in SPECS.items() if spec.moves)  # engine/model/op_specs.py
 
@@ -87,7 +87,7 @@ def resize_bilinear(op: Op, inputs: list, ts: OpTensors) -> list:
     if per_tensor(ts.inputs[0]) != per_tensor(ts.outputs[0]):
         raise ModelError("RESIZE_BILINEAR: input and output must share one quantization grid")
     x = np.asarray(inputs[0], np.int64)
-    (oh, ow), (align, half) = _size(op, inputs), _flags(op)
+    (oh, ow), (align, half) = output_size(op, inputs), resize_flags(op)
     _, h, w, _ = x.shape
     vy, y0, y1 = _axis_10(oh, h, _scale_10(h, oh, align), half)
     vx, x0, x1 = _axis_10(ow, w, _scale_10(w, ow, align), half)
