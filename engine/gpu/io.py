@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu import quant_io
-from engine.gpu.kernels.base import Dispatch, Shape4, ceil_div, shape4
+from engine.gpu.kernels.base import Binding, Dispatch, Shape4, ceil_div, shape4
 from engine.gpu.resources import Prepared, Resources
 from engine.gpu.storage import View, read_texels, write_tensor_texels
 from engine.model.ir import Graph
@@ -158,8 +158,13 @@ def conversion(template: str, s4: Shape4, precision: str, arena: bool = False) -
     grid = conversion_grid(s4.vec4_count if upload else s4.rows * s4.w * s4.c)
     params = dict(precision=precision, rows=s4.rows, w=s4.w, s=s4.s, c=s4.c,
                   row_invocations=grid[0] * IO_GROUP)  # fmt: skip
-    return Dispatch(template.removesuffix(".wgsl"), template, params, (), (IO_GROUP, 1, 1), grid,
-                    arena)  # fmt: skip
+    raw, phwc4 = "array<f32>", "array<vec4<T>>"  # the views GraphIO binds to them
+    bindings = (
+        (Binding("in", name="raw", type=raw), Binding("out", name="dst", type=phwc4)) if upload
+        else (Binding("in", name="src", type=phwc4), Binding("out", name="raw", type=raw))
+    )  # fmt: skip
+    kernel = template.removesuffix(".wgsl")
+    return Dispatch(kernel, template, params, bindings, (IO_GROUP, 1, 1), grid, arena)
 
 
 def conversion_grid(count: int) -> tuple[int, int, int]:

@@ -4,10 +4,10 @@
 // columns n = 4s..4s+3 of row m (an output pixel) of batch row (ob, oh); f32 sums.
 // Operand element (row, w, c) is vec4 (c / 4) * ROWS * W + row * W + w, lane c % 4.
 
-@group(0) @binding(0) var<storage, read_write> dst: array<vec4<T>>;
-@group(0) @binding({{ x.binding }}) var<storage, read> xs: array<vec4<T>>;
-@group(0) @binding({{ y.binding }}) var<storage, read> ys: array<vec4<T>>;
-{{ ep.declare(steps) }}
+{{ bindings.dst }}
+{{ bindings.xs }}
+{{ bindings.ys }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;  // output vec4 per slice
 const K: u32 = {{ k }}u;

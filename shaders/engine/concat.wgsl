@@ -12,11 +12,11 @@
 // - lanes:  channel concat, other channel counts: one read per lane.
 // Padded lanes (c >= C) are written as 0, after the epilogue.
 
-@group(0) @binding(0) var<storage, read_write> dst: array<vec4<T>>;
+{{ bindings.dst }}
 {% for p in parts %}
-@group(0) @binding({{ p.binding }}) var<storage, read> in{{ loop.index0 }}: array<vec4<T>>;
+{{ bindings["in" ~ loop.index0] }}
 {% endfor %}
-{{ ep.declare(steps) }}
+{{ ep.declare(steps, bindings) }}
 
 @compute @workgroup_size({{ workgroup_size[0] }})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -12,14 +12,14 @@
 // the index is the same in every lane.
 
 // Input and output: buffers or textures (shaders/engine/tensor.wgsl).
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ weights.declare(weight_space, "mat4x4", dst_slices * src_slices, dst_slices, shared, 0) }}
-{% if scale_binding is not none %}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ weights.declare(bindings, dst_slices, shared, 0) }}
+{% if scale is not none %}
 // A fused squeeze-excite gate: the input is scaled per channel before the matmul.
-{{ tensor.declare(scale) }}
+{{ bindings.in_scale }}
 {% endif %}
-{{ ep.declare(steps) }}
+{{ ep.declare(steps, bindings) }}
 
 const P: u32 = {{ pixels }}u;  // pixels per slice (rows * W), input and output
 const OUT_W: u32 = {{ out_w }}u;
@@ -60,11 +60,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 {% endif %}
 {% endfor %}
   for (var si = 0u; si < SRC_S; si++) {
-{% if scale_binding is not none %}
+{% if scale is not none %}
     let g = {{ tensor.load(scale, "si", "0u", "0u", "si", "A") }};
 {% endif %}
 {% for k in range(bp) %}
-    let x{{ k }} = {{ tensor.load(src, "si * P + q" ~ k, "qx" ~ k, "qy" ~ k, "si", "A") }}{% if scale_binding is not none %} * g{% endif %};
+    let x{{ k }} = {{ tensor.load(src, "si * P + q" ~ k, "qx" ~ k, "qy" ~ k, "si", "A") }}{% if scale is not none %} * g{% endif %};
 {% endfor %}
 {% for j in range(bs) %}
     {

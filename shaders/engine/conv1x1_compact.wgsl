@@ -8,17 +8,17 @@
 // with the same storage kinds, gate and epilogue.
 // Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
+{{ bindings.src }}
+{{ bindings.dst }}
 alias A = f32;
-@group(0) @binding(2) var<storage, read> weights: array<mat4x4<A>>;
-@group(0) @binding(3) var<storage, read> bias: array<vec4<A>>;
-{{ params.declare(fields, 4) }}
+{{ bindings.weights }}
+{{ bindings.bias }}
+{{ params.declare(fields, bindings.G) }}
 {% if scale is not none %}
 // A fused squeeze-excite gate: the input is scaled per channel before the matmul.
-{{ tensor.declare(scale) }}
+{{ bindings.in_scale }}
 {% endif %}
-{{ ep.declare(steps) }}
+{{ ep.declare(steps, bindings) }}
 
 {{ params.main(workgroup_size) }}
   if (i >= G.pixels * G.dst_slices) { return; }

@@ -13,10 +13,10 @@
 // Weights: one mat4x4 per (dst slice, ky, kx, src slice); column j holds the
 // weights of output lane j, so `src * w` gives the four output lanes.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ weights.declare(weight_space, "mat4x4", weight_count, dst_slices, False, slice_base) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ weights.declare(bindings, dst_slices, False, slice_base) }}
+{{ ep.declare(steps, bindings) }}
 
 {{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const SRC_S: u32 = {{ src_slices }}u;

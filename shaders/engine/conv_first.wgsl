@@ -11,9 +11,9 @@
 // acc[s] += v.x * W[s][tap][0] + v.y * W[s][tap][1] + ...  (W: one vec4 of output lanes
 // per input channel).
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 {{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const TILES_Y: u32 = {{ tiles_y }}u;

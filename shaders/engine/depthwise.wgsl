@@ -11,10 +11,10 @@
 // generic: one invocation = one output pixel of one slice; multiplier M > 1 gathers
 //          input channel o / M for each output lane o.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ weights.declare(weight_space, "vec4", weight_count, dst_slices, shared, slice_base) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ weights.declare(bindings, dst_slices, shared, slice_base) }}
+{{ ep.declare(steps, bindings) }}
 
 {{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const KK: u32 = {{ kh * kw }}u;

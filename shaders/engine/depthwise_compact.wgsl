@@ -9,13 +9,13 @@
 // same storage kinds, multiplier form (1 or gathered) and epilogue.
 // Weights: one vec4 per (dst slice, ky, kx), lanes = output channels.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
+{{ bindings.src }}
+{{ bindings.dst }}
 alias A = f32;
-@group(0) @binding(2) var<storage, read> weights: array<vec4<A>>;
-@group(0) @binding(3) var<storage, read> bias: array<vec4<A>>;
-{{ params.declare(fields, 4) }}
-{{ ep.declare(steps) }}
+{{ bindings.weights }}
+{{ bindings.bias }}
+{{ params.declare(fields, bindings.G) }}
+{{ ep.declare(steps, bindings) }}
 
 fn load(s: u32, in_row: u32, ix: u32) -> vec4<A> {
   let pix = in_row * u32(G.in_w) + ix;

@@ -16,14 +16,14 @@
 // each load one column of a weight matrix and share them (quadBroadcast).
 // The depthwise result never goes to memory: one dispatch and one tensor fewer.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
+{{ bindings.src }}
+{{ bindings.dst }}
 alias A = f32;
-@group(0) @binding(2) var<{{ dw_space }}> dw_weights: array<vec4<A>, {{ src_slices * kh * kw }}>;
-@group(0) @binding(3) var<{{ dw_space }}> dw_bias: array<vec4<A>, {{ src_slices }}>;
-@group(0) @binding(4) var<{{ pw_space }}> weights: array<mat4x4<A>, {{ dst_slices * src_slices }}>;
-@group(0) @binding(5) var<{{ pw_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
-{{ ep.declare(steps) }}
+{{ bindings.dw_weights }}
+{{ bindings.dw_bias }}
+{{ bindings.weights }}
+{{ bindings.bias }}
+{{ ep.declare(steps, bindings) }}
 
 {{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const SRC_S: u32 = {{ src_slices }}u;

@@ -12,15 +12,11 @@
 // Operand loads are index expressions built by engine/gpu/kernels/elementwise.py;
 // tensors are buffers or textures (shaders/engine/tensor.wgsl).
 
-{{ tensor.declare(dst) }}
-{% for o in operands %}
-{% if o.t %}
-{{ tensor.declare(o.t) }}
-{% elif o.decl %}
-{{ o.decl }}
-{% endif %}
+{{ bindings.dst }}
+{% for o in operands if o.binding %}
+{{ bindings[o.binding] }}
 {% endfor %}
-{{ ep.declare(steps) }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;  // rows * W
 

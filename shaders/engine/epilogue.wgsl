@@ -9,9 +9,10 @@
 // operand with fewer channels (a folded channel PAD) is zero beyond its slices.
 // Operands are buffers or textures (shaders/engine/tensor.wgsl).
 
-{% macro declare(steps) %}
+{# The operands' declarations: `bindings` is the template's (base.py Dispatch.source). #}
+{% macro declare(steps, bindings) %}
 {% for st in steps if st.binding is not none %}
-{{ tensor.declare(st.tensor) }}
+{{ bindings[st.binding] }}
 {% endfor %}
 {% endmacro %}
 

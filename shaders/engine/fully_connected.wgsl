@@ -7,10 +7,10 @@
 // SPLIT-th source slice, then a tree reduction in work group memory adds the partial sums.
 // Weights: one mat4x4 per (dst slice, src slice), column j = output lane j.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-{{ weights.declare(weight_space, "mat4x4", dst_slices * src_slices, dst_slices, False, 0) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ weights.declare(bindings, dst_slices, False, 0) }}
+{{ ep.declare(steps, bindings) }}
 
 const SRC_S: u32 = {{ src_slices }}u;
 const N: u32 = {{ batch }}u;  // batch rows = output pixels

@@ -12,9 +12,9 @@
 // - lanes: one read per lane (channel structure changes).
 // Padded lanes (c >= C) are written as 0, after the epilogue.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 // Vec4 index and lane of input element (b, h, w, c).
 fn src_index(p: vec4<u32>) -> vec2<u32> {

@@ -19,22 +19,19 @@
 // memory (one mat4 per invocation per step), then read from there by every invocation.
 {% endif %}
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
+{{ bindings.src }}
+{{ bindings.dst }}
 alias A = f32;
+{{ bindings.weights }}
+{{ bindings.bias }}
 {% if dims %}
-@group(0) @binding(2) var<storage, read> weights: array<mat4x4<A>>;
-@group(0) @binding(3) var<storage, read> bias: array<vec4<A>>;
-@group(0) @binding(4) var<uniform> dims: vec4<A>;  // P, OUT_W, SRC_S, DST_S
-{% else %}
-@group(0) @binding(2) var<{{ weight_space }}> weights: array<mat4x4<A>, {{ dst_slices * src_slices }}>;
-@group(0) @binding(3) var<{{ weight_space }}> bias: array<vec4<A>, {{ dst_slices }}>;
+{{ bindings.dims }}  // P, OUT_W, SRC_S, DST_S
 {% endif %}
 {% if scale is not none %}
 // A fused squeeze-excite gate: the input is scaled per channel before the matmul.
-{{ tensor.declare(scale) }}
+{{ bindings.in_scale }}
 {% endif %}
-{{ ep.declare(steps) }}
+{{ ep.declare(steps, bindings) }}
 
 {% if not dims %}
 const P: u32 = {{ pixels }}u;  // pixels per slice (rows * W), input and output

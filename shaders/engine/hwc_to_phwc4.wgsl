@@ -1,7 +1,7 @@
 {% include "common.wgsl" %}
 // Upload: a row-major [rows, W, C] float32 array -> PHWC4 slices (zero padded).
-@group(0) @binding(0) var<storage, read> raw: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
+{{ bindings.raw }}
+{{ bindings.dst }}
 
 @compute @workgroup_size({{ workgroup_size[0] }})
 // a 2-D grid of 64-wide groups: large tensors need more than 65535 groups along x

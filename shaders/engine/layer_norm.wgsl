@@ -4,11 +4,11 @@
 // f32 mean, f32 variance of the deviations (padded lanes left out), then
 // (x - mean) * rsqrt(var + eps) * gamma + beta; gamma/beta are zero padded.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-@group(0) @binding(2) var<storage, read> gamma: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> beta: array<vec4<f32>>;
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ bindings.gamma }}
+{{ bindings.beta }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;
 const S: u32 = {{ slices }}u;

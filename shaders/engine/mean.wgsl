@@ -9,9 +9,9 @@
 //       cost more than the loop on lavapipe).
 // Input and output: buffers or textures (shaders/engine/tensor.wgsl).
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const HW: u32 = {{ hw }}u;
 {% if tree %}

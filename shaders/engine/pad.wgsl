@@ -6,9 +6,9 @@
 // Grid: x covers the pixels of one slice (V vec4 per invocation, strided by the
 // work group), y = slice.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;
 const IN_PLANE: u32 = {{ in_plane }}u;

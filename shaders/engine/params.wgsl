@@ -3,14 +3,15 @@ Shapes as run-time values (engine/gpu/kernels/params.py): the compact set's shar
 read them from the uniform G, so one pipeline serves layers of any shape.
 #}
 
-{# struct Params and its binding: `fields` is Params.fields, [(name, "i32" | "u32")]. #}
-{% macro declare(fields, binding) -%}
+{# struct Params and its binding's declaration: `fields` is Params.fields, [(name, "i32" |
+   "u32")], `declaration` the template's bindings.G. #}
+{% macro declare(fields, declaration) -%}
 struct Params {
 {% for name, type in fields %}
   {{ name }}: {{ type }},
 {% endfor %}
 }
-@group(0) @binding({{ binding }}) var<uniform> G: Params;
+{{ declaration }}
 {%- endmacro %}
 
 {# The entry point's header: one invocation per output, groups of `size` (the dispatch's

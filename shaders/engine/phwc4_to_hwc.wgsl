@@ -1,7 +1,7 @@
 {% include "common.wgsl" %}
 // Download: PHWC4 slices -> a row-major [rows, W, C] float32 array.
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> raw: array<f32>;
+{{ bindings.src }}
+{{ bindings.raw }}
 
 @compute @workgroup_size({{ workgroup_size[0] }})
 // a 2-D grid of 64-wide groups: large tensors need more than 65535 groups along x

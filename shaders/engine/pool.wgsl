@@ -6,9 +6,9 @@
 // Taps outside [LO, HI) are ignored (TFLite SAME); with explicit padding, taps in
 // [LO, HI) but outside the input are zeros that count (a merged PAD).
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const IN_H: i32 = {{ in_h }};
 const IN_W: i32 = {{ in_w }};

@@ -7,9 +7,9 @@
 // epilogue. One vec4 per invocation; x = pixel of a slice, y = slice. Tensors are
 // buffers or textures (shaders/engine/tensor.wgsl); padded lanes (0) stay 0.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;  // rows * W
 

@@ -5,9 +5,9 @@
 // vec4 (ob, oh, ow, slice s); the input coordinate of each (B, H, W, C) axis is a loop
 // variable r<axis> (reduced), 0 (padding) or an output coordinate (kept). f32 sums.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;
 

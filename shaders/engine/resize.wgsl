@@ -9,9 +9,9 @@
 // Padded lanes stay 0 (the input's are 0), forced after an epilogue. Input and output
 // are buffers or textures (shaders/engine/tensor.wgsl).
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const SCALE_Y: f32 = {{ scale_y }};
 const SCALE_X: f32 = {{ scale_x }};

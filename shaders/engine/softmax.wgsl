@@ -3,9 +3,9 @@
 // Softmax over the channels of each pixel: max, f32 sum of exp((x - max) * beta),
 // normalised write. Padded lanes (c >= C) are left out and written 0.
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ ep.declare(steps, bindings) }}
 
 const PLANE: u32 = {{ plane }}u;
 const S: u32 = {{ slices }}u;

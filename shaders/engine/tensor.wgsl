@@ -2,8 +2,9 @@
 PHWC4 tensor access for both storage kinds (engine/gpu/kernels/base.py `tensor_arg`):
 one kernel template serves buffers and textures.
 
-A tensor argument `t` has: name, binding, kind ("buffer" | "texture"),
-access ("read" | "write"), format (rgba32float | rgba16float).
+A tensor argument `t` has: name, kind ("buffer" | "texture"), tiles, and its binding
+(declared from the kernel's Binding: base.py `tensor_binding`, placed by the template as
+`{{ bindings.<name> }}`).
 - buffer:  array<vec4<T>>; vec4 (s, row, x) sits at (s * ROWS + row) * W + x;
 - texture: a 2-D array, layer s, texel (x, row) (rows = B*H); read with textureLoad
   from a sampled texture_2d_array<f32>, written with textureStore to a write-only
@@ -32,18 +33,6 @@ vec2<u32>({{ x }}, {{ row }}), {{ s }}
 {% set per = "(" ~ s ~ ")" if across == 1 else "(" ~ s ~ ") / " ~ across ~ "u" -%}
 {% set ty = "(" ~ row ~ ") + " ~ rows ~ "u * (" ~ per ~ " % " ~ down ~ "u)" if down > 1 else row -%}
 vec2<u32>({{ tx }}, {{ ty }}), ({{ s }}) / {{ across * down }}u
-{%- endif %}
-{%- endmacro %}
-
-{% macro declare(t) -%}
-@group(0) @binding({{ t.binding }}) {% if t.kind == "texture" and t.access == "read" -%}
-var {{ t.name }}: texture_2d_array<f32>;
-{%- elif t.kind == "texture" -%}
-var {{ t.name }}: texture_storage_2d_array<{{ t.format }}, write>;
-{%- elif t.access == "read" -%}
-var<storage, read> {{ t.name }}: array<vec4<T>>;
-{%- else -%}
-var<storage, read_write> {{ t.name }}: array<vec4<T>>;
 {%- endif %}
 {%- endmacro %}
 

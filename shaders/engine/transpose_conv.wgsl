@@ -12,10 +12,10 @@
 // block's footprint is loaded once per source slice.
 // Weights: one mat4x4 per (dst slice, fy, fx, src slice), column j = output lane j.
 
-{{ tensor.declare(src) }}
-{{ tensor.declare(dst) }}
-{{ weights.declare(weight_space, "mat4x4", weight_count, dst_slices, shared, slice_base) }}
-{{ ep.declare(steps) }}
+{{ bindings.src }}
+{{ bindings.dst }}
+{{ weights.declare(bindings, dst_slices, shared, slice_base) }}
+{{ ep.declare(steps, bindings) }}
 
 {{ tensor.geometry(in_w, in_h, in_plane, out_w, out_h, out_rows) }}
 const SRC_S: u32 = {{ src_slices }}u;

@@ -63,12 +63,13 @@ def test_constant_operands():
     from engine.gpu.kernels.elementwise import const_operand
 
     fp32, fp16 = BuildContext(), BuildContext(precision="fp16")
-    assert const_operand(np.float32(0.25), fp32) == ("vec4<E>(2.5e-01)", None)
-    assert const_operand(np.float32(np.inf), fp32)[0] == "uniform"
-    assert const_operand(np.float32(1e6), fp16)[0] == "storage"
-    assert const_operand(const((7,)), fp32)[1].data.shape == (8,)
-    assert const_operand(const((7,)), fp16)[0] == "storage"  # vec4<f16> stride 8: no uniform
-    assert const_operand(const((4097 * 4,)), fp32)[0] == "storage"
+    assert const_operand(np.float32(0.25), fp32, "a_buf") == ("vec4<E>(2.5e-01)", None)
+    assert const_operand(np.float32(np.inf), fp32, "a_buf")[0] == "uniform"
+    assert const_operand(np.float32(1e6), fp16, "a_buf")[0] == "storage"
+    assert const_operand(const((7,)), fp32, "a_buf")[1].data.shape == (8,)
+    # vec4<f16> has an 8-byte stride: no uniform array of it
+    assert const_operand(const((7,)), fp16, "a_buf")[0] == "storage"
+    assert const_operand(const((4097 * 4,)), fp32, "a_buf")[0] == "storage"
 
 
 # Unary ops whose options or domain need cases of their own (test_leaky_relu below,

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -30,13 +31,31 @@ from engine.precision import precision as precision_of
 
 @dataclass(frozen=True, eq=False)
 class Binding:
-    """Binding i of group 0: a tensor read, a tensor written, or packed constants."""
+    """Binding i of group 0 (i: its place in the dispatch's bindings): a tensor read, a
+    tensor written, or packed constants, and the WGSL variable that holds it. The one
+    statement of a binding: its declaration in the shader is generated from it."""
 
     role: str  # "in" | "out" | "const"
     tensor: int = -1  # tensor id for "in"/"out"
     data: np.ndarray | None = None  # packed constants for "const"
     space: str = "storage"  # "storage" or "uniform" for "const"
     dtype: str = "storage"  # "const" data type: the storage precision, or FIXED_DTYPES's
+    name: str = ""  # the WGSL variable
+    type: str = ""  # its WGSL type: "array<vec4<T>>", "texture_2d_array<f32>", "Params"...
+
+    def declaration(self, index: int, arena: bool = False) -> str:
+        """`@group(0) @binding(index) var<...> name: type;`: a texture or sampler is a
+        handle (no address space), a uniform constant var<uniform>, a written buffer
+        read_write, any other buffer read (read_write too with an arena: Dispatch.arena)."""
+        if self.type.startswith(("texture", "sampler")):
+            space = ""
+        elif self.space == "uniform":
+            space = "<uniform>"
+        elif self.role == "out" or arena:
+            space = "<storage, read_write>"
+        else:
+            space = "<storage, read>"
+        return f"@group(0) @binding({index}) var{space} {self.name}: {self.type};"
 
 
 # "const" data types that do not follow the storage precision (4 bytes each): f32 where a
@@ -64,12 +83,26 @@ class Dispatch:
 
     @cached_property
     def source(self) -> str:
-        """The rendered WGSL, also the pipeline cache key; the template gets
-        `workgroup_size` besides its own variables."""
-        source = render(self.template, workgroup_size=self.workgroup_size, **self.params)
-        if self.arena:
-            return source.replace("var<storage, read>", "var<storage, read_write>")
-        return source
+        """The rendered WGSL (render_shader), also the pipeline cache key; the template
+        also gets `workgroup_size`, which its @workgroup_size renders."""
+        return render_shader(self.template, self.bindings, self.arena,
+                             workgroup_size=self.workgroup_size, **self.params)  # fmt: skip
+
+
+def render_shader(template: str, bindings, arena: bool = False, **params) -> str:
+    """`template` rendered with `params` and `bindings`: each binding's declaration
+    (binding i of group 0: its place in `bindings`) under its variable name, placed by the
+    template (`{{ bindings.src }}`), so a template never numbers a binding itself.
+    ValueError when two bindings share a name or one is declared nowhere or twice."""
+    lines = {b.name: b.declaration(i, arena) for i, b in enumerate(bindings)}
+    if len(lines) != len(bindings):
+        raise ValueError(f"{template}: two bindings share a name ({', '.join(lines)})")
+    source = render(template, bindings=SimpleNamespace(**lines), **params)
+    for name, line in lines.items():
+        if source.count(line) != 1:
+            count = source.count(line)
+            raise ValueError(f"{template}: binding {name!r} declared {count} times, not once")
+    return source
 
 
 @dataclass(frozen=True)
@@ -127,15 +160,27 @@ class BuildContext:
         return "texture" if tensor in self.textures else "buffer"
 
 
-def tensor_arg(ctx: BuildContext, name: str, binding: int, tensor: int, access: str) -> dict:
-    """A tensor argument for the macros of shaders/engine/tensor.wgsl (declare, load, store)."""
+def tensor_binding(ctx: BuildContext, name: str, tensor: int, access: str) -> Binding:
+    """Tensor `tensor` read ("read") or written ("write") as the WGSL variable `name`: a
+    PHWC4 buffer array<vec4<T>>, or a 2-D array texture (sampled when read, write-only
+    storage when written; vec4<f32> texels at both precisions)."""
+    if ctx.kind(tensor) == "buffer":
+        wgsl = "array<vec4<T>>"
+    elif access == "read":
+        wgsl = "texture_2d_array<f32>"
+    else:
+        wgsl = f"texture_storage_2d_array<{ctx.texture_format}, write>"
+    return Binding("in" if access == "read" else "out", tensor=tensor, name=name, type=wgsl)
+
+
+def tensor_arg(ctx: BuildContext, name: str, tensor: int, access: str) -> dict:
+    """A tensor argument for the macros of shaders/engine/tensor.wgsl (load, store), with
+    its Binding under "binding"."""
     return {
         "name": name,
-        "binding": binding,
         "kind": ctx.kind(tensor),
-        "access": access,  # "read" | "write"
-        "format": ctx.texture_format,
         "tiles": ctx.texture_tiles.get(tensor) if tensor in ctx.textures else None,
+        "binding": tensor_binding(ctx, name, tensor, access),
     }
 
 

@@ -23,6 +23,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_binding,
 )
 from engine.gpu.kernels.common import pack_phwc4
 from engine.gpu.kernels.shape import mappable
@@ -31,12 +32,14 @@ from engine.model.ir import Graph, Op
 WG = 64  # invocations per work group, 1-D over the output pixels of one slice
 
 
-def _operand(graph: Graph, t: int, binding: int) -> tuple[dict, Binding]:
+def _operand(graph: Graph, t: int, name: str, ctx: BuildContext) -> tuple[dict, Binding]:
+    """Operand `t` as WGSL variable `name`: its geometry and its binding."""
     tensor, s4 = graph.tensors[t], shape4(graph, t)
-    info = {"binding": binding, "b": s4.b, "h": s4.h, "rows": s4.rows, "w": s4.w, "c": s4.c}
+    info = {"b": s4.b, "h": s4.h, "rows": s4.rows, "w": s4.w, "c": s4.c}
     if tensor.is_constant:
-        return info, Binding("const", data=pack_phwc4(tensor.data), space="storage")
-    return info, Binding("in", tensor=t)
+        data = pack_phwc4(tensor.data)
+        return info, Binding("const", data=data, name=name, type="array<vec4<T>>")
+    return info, tensor_binding(ctx, name, t, "read")
 
 
 def _batch_row(a: dict, out) -> str:
@@ -58,11 +61,11 @@ class BatchMatMul(Kernel):
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         out = shape4(graph, op.outputs[0])
-        x, xb = _operand(graph, op.inputs[0], 1)
-        y, yb = _operand(graph, op.inputs[1], 2)
+        x, xb = _operand(graph, op.inputs[0], "xs", ctx)
+        y, yb = _operand(graph, op.inputs[1], "ys", ctx)
         adj_x, adj_y = bool(op.attrs.get("adj_x")), bool(op.attrs.get("adj_y"))
         k = x["w"] if adj_x else x["c"]
-        steps, extra = epilogue.build(op, graph, first_binding=3)
+        steps, extra = epilogue.build(op, graph)
         params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
@@ -80,6 +83,6 @@ class BatchMatMul(Kernel):
             plane=out.rows * out.w,
             steps=steps,
         )
-        bindings = (Binding("out", tensor=op.outputs[0]), xb, yb, *extra)
+        bindings = (tensor_binding(ctx, "dst", op.outputs[0], "write"), xb, yb, *extra)
         grid = (ceil_div(out.rows * out.w, WG), out.s, 1)
         return [Dispatch(self.name, "batch_matmul.wgsl", params, bindings, (WG, 1, 1), grid)]

@@ -49,21 +49,36 @@ def pad_groups(a: np.ndarray, group: int) -> np.ndarray:
 def part_of(first: int, count: int) -> Binding:
     """The (first slice, slice count) buffer of one dispatch of a shared-pipeline split."""
     data = np.array([first, count, 0, 0], np.float32)
-    return Binding("const", data=data, space="storage", dtype="f32")
+    return Binding("const", data=data, space="storage", dtype="f32", name="part_of",
+                   type="vec4<A>")  # fmt: skip
 
 
 def weight_bindings(
-    packed: np.ndarray, biases: np.ndarray, space: str, base: int, n: int, count: int | None = None
+    packed: np.ndarray,
+    biases: np.ndarray,
+    space: str,
+    base: int,
+    n: int,
+    count: int | None = None,
+    matrix: str = "mat4x4",
+    prefix: str = "",
 ) -> tuple[Binding, ...]:
-    """Bindings 2-4 of shaders/engine/weights.wgsl for one dispatch: output slices base..base+n
-    of the packed weights and biases, in `space` ("uniform" or "storage, read"), then,
-    when `count` is given (a split layer sharing one pipeline), part_of(base, count)."""
+    """The bindings shaders/engine/weights.wgsl declares for one dispatch: output slices
+    base..base+n of the packed weights (`<prefix>weights`: array<matrix<A>, N>, a mat4x4
+    or vec4 per entry) and biases (`<prefix>bias`), in `space` ("uniform" or "storage,
+    read"), then, when `count` is given (a split layer sharing one pipeline),
+    part_of(base, count)."""
     kind = space.split(",")[0]
+    weights = packed[base : base + n].reshape(-1)
+    bias = biases[base : base + n].reshape(-1)
+    per = 16 if matrix == "mat4x4" else 4
     return (
-        Binding("const", data=packed[base : base + n].reshape(-1), space=kind, dtype="f32"),
-        Binding("const", data=biases[base : base + n].reshape(-1), space=kind, dtype="f32"),
+        Binding("const", data=weights, space=kind, dtype="f32", name=f"{prefix}weights",
+                type=f"array<{matrix}<A>, {weights.size // per}>"),
+        Binding("const", data=bias, space=kind, dtype="f32", name=f"{prefix}bias",
+                type=f"array<vec4<A>, {bias.size // 4}>"),
         *([part_of(base, count)] if count is not None else []),
-    )
+    )  # fmt: skip
 
 
 def workgroup_for(nx: int, ny: int, nz: int) -> tuple[int, int, int]:

@@ -13,7 +13,6 @@ import numpy as np
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -127,15 +126,15 @@ class Conv2D(Kernel):
         kind = space.split(",")[0]
 
         def dispatch(base: int, n: int, c: Candidate) -> Dispatch:
-            steps, extra = epilogue.build(op, graph, first_binding=4, ctx=ctx)
+            steps, extra = epilogue.build(op, graph, ctx=ctx)
+            src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+            dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
             params = dict(
                 **geometry(src, dst),
                 precision=ctx.precision,
                 epilogue_type="f32",
-                src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
-                weight_space=space,
-                weight_count=n * kh * kw * src.s,
+                src=src_arg,
+                dst=dst_arg,
                 dst_slices=n,
                 slice_base=base,
                 src_slices=src.s,
@@ -154,8 +153,8 @@ class Conv2D(Kernel):
                 steps=steps,
             )
             bindings = (
-                Binding("in", tensor=op.inputs[0]),
-                Binding("out", tensor=op.outputs[0]),
+                src_arg["binding"],
+                dst_arg["binding"],
                 *weight_bindings(packed, biases, space, base, n),
                 *extra,
             )

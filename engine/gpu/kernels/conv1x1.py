@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -106,22 +105,21 @@ class Conv1x1(Kernel):
             group -= group % bs  # whole slice blocks per dispatch
         if shared:
             packed, biases = pad_groups(packed, group), pad_groups(biases, group)
-        scale_binding = None
-        if "input_scale" in op.attrs:
-            scale_binding = 5 if shared else 4
-        first = 4 + int(shared) + int(scale_binding is not None)
-        steps, extra = epilogue.build(op, graph, first_binding=first, ctx=ctx)
+        gate = op.attrs.get("input_scale")
+        scale = None if gate is None else tensor_arg(ctx, "in_scale", gate, "read")
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
         uni = space.split(",")[0]
         n = group if shared else dst.s  # weight slices of every dispatch (shared) or the one
         quads = ctx.subgroups and quad_weights(ctx.adapter)
 
         def dispatch(base: int, count: int, c: Candidate) -> Dispatch:
+            src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+            dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
             params = dict(
                 precision=ctx.precision,
                 epilogue_type="f32",
-                src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
-                weight_space=space,
+                src=src_arg,
+                dst=dst_arg,
                 dst_slices=n,
                 src_slices=src.s,
                 shared=shared,
@@ -132,18 +130,13 @@ class Conv1x1(Kernel):
                 # a quad (4 consecutive invocations) shares one row of pixels and slices
                 quad=quads and c.workgroup[0] % 4 == 0,
                 steps=steps,
-                scale_binding=scale_binding,
-                scale=(
-                    tensor_arg(ctx, "in_scale", scale_binding, op.attrs["input_scale"], "read")
-                    if scale_binding is not None
-                    else None
-                ),
+                scale=scale,
             )
             bindings = (
-                Binding("in", tensor=op.inputs[0]),
-                Binding("out", tensor=op.outputs[0]),
+                src_arg["binding"],
+                dst_arg["binding"],
                 *weight_bindings(packed, biases, space, base, n, count if shared else None),
-                *([Binding("in", tensor=op.attrs["input_scale"])] if scale_binding else []),
+                *([scale["binding"]] if scale is not None else []),
                 *extra,
             )
             grid = c.groups((pixels, 1, count))
@@ -169,7 +162,7 @@ class Conv1x1(Kernel):
                 ("src_s", src.s),
                 ("weights", uni),
                 ("shared", int(shared)),
-                ("scale", int(scale_binding is not None)),
+                ("scale", int(scale is not None)),
                 ("io", ctx.kind(op.inputs[0]) + "," + ctx.kind(op.outputs[0])),
                 ("precision", ctx.precision),
                 ("quad", int(quads)),
@@ -187,14 +180,11 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
     pixels = dst.rows * dst.w
     shapes = Params()
     shapes.add_all("u32", pixels=pixels, out_w=dst.w, src_slices=src.s, dst_slices=dst.s)
-    src_arg = shapes.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
-    dst_arg = shapes.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
+    src_arg = shapes.add_tiles(tensor_arg(ctx, "src", op.inputs[0], "read"))
+    dst_arg = shapes.add_tiles(tensor_arg(ctx, "dst", op.outputs[0], "write"))
     gate = op.attrs.get("input_scale")
-    scale = None if gate is None else shapes.add_tiles(tensor_arg(ctx, "in_scale", 5, gate, "read"))
-    steps, extra = epilogue.build(
-        op, graph, first_binding=5 + int(gate is not None), ctx=ctx,
-        flat="s * G.pixels + p", params=shapes,
-    )  # fmt: skip
+    scale = None if gate is None else shapes.add_tiles(tensor_arg(ctx, "in_scale", gate, "read"))
+    steps, extra = epilogue.build(op, graph, ctx=ctx, flat="s * G.pixels + p", params=shapes)
     params = dict(
         precision=ctx.precision,
         epilogue_type="f32",
@@ -207,8 +197,8 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
     weights = pack_conv_weights(graph.tensors[op.inputs[1]].data)
     bias = pack_bias(optional_input(op, graph, 2), dst.c)
     bindings = (
-        *fixed_bindings(op, weights, bias, shapes),
-        *([Binding("in", tensor=gate)] if gate is not None else []),
+        *fixed_bindings(src_arg, dst_arg, weights, bias, shapes, "mat4x4"),
+        *([scale["binding"]] if scale is not None else []),
         *extra,
     )
     grid = flat_grid(pixels * dst.s)

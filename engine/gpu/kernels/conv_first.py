@@ -17,7 +17,6 @@ import numpy as np
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -114,12 +113,14 @@ class ConvFirst(Kernel):
         tiles_y = ceil_div(dst.h, by)
         nx, ny = ceil_div(dst.w, bx), dst.b * tiles_y
         wg = workgroup_for(nx, ny, 1)
-        steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
+        src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+        dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
         params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
-            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+            src=src_arg,
+            dst=dst_arg,
             batch=dst.b,
             in_c=cin,
             stride_h=sh,
@@ -134,10 +135,6 @@ class ConvFirst(Kernel):
             groups=groups,
             steps=steps,
         )
-        bindings = (
-            Binding("in", tensor=op.inputs[0]),
-            Binding("out", tensor=op.outputs[0]),
-            *extra,
-        )
+        bindings = (src_arg["binding"], dst_arg["binding"], *extra)
         grid = (ceil_div(nx, wg[0]), ceil_div(ny, wg[1]), len(groups))
         return [Dispatch(self.name, "conv_first.wgsl", params, bindings, wg, grid)]

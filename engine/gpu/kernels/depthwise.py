@@ -18,7 +18,6 @@ import numpy as np
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -116,21 +115,21 @@ class _DepthwiseBase(Kernel):
             by, bx = min(by, dst.h), min(bx, dst.w)
         else:
             by = bx = 1
-        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
         uni = space.split(",")[0]
 
         def dispatch(base: int, count: int, c: Candidate) -> Dispatch:
             n = group if shared else min(group, dst.s - base)
             bx, by, wg = c.work.x, c.work.y, c.workgroup
             tiles_y = ceil_div(dst.h, by)
+            src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+            dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
             params = dict(
                 **geometry(src, dst),
                 precision=ctx.precision,
                 epilogue_type="f32",
-                src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
-                weight_space=space,
-                weight_count=n * kh * kw,
+                src=src_arg,
+                dst=dst_arg,
                 dst_slices=n,
                 slice_base=base,
                 shared=shared,
@@ -153,10 +152,11 @@ class _DepthwiseBase(Kernel):
                 plan=tile_plan(kh, kw, sh, sw, by, bx) if self.tiled else [],
                 steps=steps,
             )
+            part = count if shared else None
             bindings = (
-                Binding("in", tensor=op.inputs[0]),
-                Binding("out", tensor=op.outputs[0]),
-                *weight_bindings(packed, biases, space, base, n, count if shared else None),
+                src_arg["binding"],
+                dst_arg["binding"],
+                *weight_bindings(packed, biases, space, base, n, part, matrix="vec4"),
                 *extra,
             )
             grid = (
@@ -213,12 +213,10 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
         "u32", in_plane=src.rows * src.w, in_c=src.c, mult=mult,
         out_w=dst.w, out_h=dst.h, out_rows=dst.rows, dst_slices=dst.s,
     )  # fmt: skip
-    src_arg = shapes.add_tiles(tensor_arg(ctx, "src", 0, op.inputs[0], "read"))
-    dst_arg = shapes.add_tiles(tensor_arg(ctx, "dst", 1, op.outputs[0], "write"))
-    steps, extra = epilogue.build(
-        op, graph, first_binding=5, ctx=ctx,
-        flat="(s * G.out_rows + row) * G.out_w + x", params=shapes,
-    )  # fmt: skip
+    src_arg = shapes.add_tiles(tensor_arg(ctx, "src", op.inputs[0], "read"))
+    dst_arg = shapes.add_tiles(tensor_arg(ctx, "dst", op.outputs[0], "write"))
+    flat = "(s * G.out_rows + row) * G.out_w + x"
+    steps, extra = epilogue.build(op, graph, ctx=ctx, flat=flat, params=shapes)
     params = dict(
         precision=ctx.precision,
         epilogue_type="f32",
@@ -229,7 +227,8 @@ def _build_compact(op: Op, graph: Graph, ctx: BuildContext) -> Dispatch:
         steps=steps,
     )
     bias = pack_bias(optional_input(op, graph, 2), dst.c)
-    bindings = (*fixed_bindings(op, pack_depthwise_weights(w), bias, shapes), *extra)
+    weights = pack_depthwise_weights(w)
+    bindings = (*fixed_bindings(src_arg, dst_arg, weights, bias, shapes, "vec4"), *extra)
     grid = flat_grid(dst.w * dst.rows * dst.s)
     return Dispatch("depthwise", "depthwise_compact.wgsl", params, bindings, (GROUP, 1, 1), grid)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -101,23 +100,23 @@ class DepthwiseConv1x1(Kernel):
         )
         th, tw, by, bx = tile_shape(dst.h, dst.w, dst.b, src.s, block, t)
         bp, bs = min(t.bp, th * tw), slice_block(dst.s, t.bs)
-        dw_steps, _ = epilogue.build(dw, graph, first_binding=6, ctx=ctx)  # activations only
+        dw_steps, _ = epilogue.build(dw, graph, ctx=ctx)  # activations only
         # No "mask" step: it keeps the padded lanes of the *output's* last slice at zero
         # after a sigmoid, and would zero real depthwise channels here. Padded depthwise
         # lanes need none: they meet zero 1x1 weights (pack_conv_weights pads with zeros).
         dw_steps = [st for st in dw_steps if st["kind"] != "mask"]
-        steps, extra = epilogue.build(op, graph, first_binding=6, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
         dw_space = _space(src.s, kh * kw * VEC4_BYTES, ctx)
         pw_space = _space(dst.s, src.s * MAT4_BYTES, ctx)
         wg = min(t.wg, ctx.max_workgroup_invocations)
+        src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+        dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
         params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
             epilogue_type="f32",
-            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
-            dw_space=dw_space,
-            pw_space=pw_space,
+            src=src_arg,
+            dst=dst_arg,
             src_slices=src.s,
             dst_slices=dst.s,
             kh=kh,
@@ -144,12 +143,11 @@ class DepthwiseConv1x1(Kernel):
         )
         dw_bias, pw_bias = optional_input(op, graph, 2), optional_input(op, graph, 4)
         pw_w = pack_conv_weights(graph.tensors[op.inputs[3]].data)
+        dw_packed = pack_depthwise_weights(dw_w), pack_bias(dw_bias, src.c)
         bindings = (
-            Binding("in", tensor=op.inputs[0]),
-            Binding("out", tensor=op.outputs[0]),
-            *weight_bindings(
-                pack_depthwise_weights(dw_w), pack_bias(dw_bias, src.c), dw_space, 0, src.s
-            ),  # fmt: skip
+            src_arg["binding"],
+            dst_arg["binding"],
+            *weight_bindings(*dw_packed, dw_space, 0, src.s, matrix="vec4", prefix="dw_"),
             *weight_bindings(pw_w, pack_bias(pw_bias, dst.c), pw_space, 0, dst.s),
             *extra,
         )

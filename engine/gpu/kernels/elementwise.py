@@ -75,8 +75,9 @@ def index_expr(a: Shape4, out: Shape4) -> str:
     return f"({sl} * {a.rows}u + {row}) * {a.w}u + {x}"
 
 
-def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | None]:
-    """('literal', None) text for a finite scalar, else ('uniform'|'storage', binding)."""
+def const_operand(data: np.ndarray, ctx: BuildContext, name: str) -> tuple[str, Binding | None]:
+    """('literal', None) text for a finite scalar, else ('uniform'|'storage', its binding
+    as the WGSL variable `name`)."""
     flat = np.asarray(data, np.float32).reshape(-1)
     limit = ctx.precision_info.max_value
     if flat.size == 1 and np.isfinite(flat[0]) and abs(flat[0]) <= limit:
@@ -84,7 +85,8 @@ def const_operand(data: np.ndarray, ctx: BuildContext) -> tuple[str, Binding | N
     packed = pack_phwc4(data)
     fits = ctx.precision_info.uniform_vec4_arrays and packed.nbytes <= ctx.max_uniform_bytes
     space = "uniform" if fits else "storage"
-    return space, Binding("const", data=packed, space=space)
+    wgsl = f"array<vec4<T>, {packed.size // 4}>"
+    return space, Binding("const", data=packed, space=space, name=name, type=wgsl)
 
 
 def build_elementwise(
@@ -98,34 +100,33 @@ def build_elementwise(
 ) -> list[Dispatch]:
     """One dispatch computing `expr` over operands `inputs` (named a, b) into op.outputs[0]."""
     out = shape4(graph, op.outputs[0])
-    bindings = [Binding("out", tensor=op.outputs[0])]
+    dst = tensor_arg(ctx, "dst", op.outputs[0], "write")
+    bindings = [dst["binding"]]
     operands = []
     for k, t in enumerate(inputs):
         var = "ab"[k]
         tensor, a = graph.tensors[t], shape4(graph, t)
-        # A tensor operand: "t" for tensor.wgsl; a constant: its declaration and load.
-        o = {"var": var, "t": None, "decl": None, "lane0": a.c == 1 and out.c > 1}
+        # A tensor operand: "t" for tensor.wgsl; a constant: its load from its own buffer;
+        # "binding": the variable of either (None: a literal in the expression).
+        o = {"var": var, "t": None, "binding": f"{var}_buf", "lane0": a.c == 1 and out.c > 1}
         if tensor.is_constant:
-            space, binding = const_operand(tensor.data, ctx)
+            load, binding = const_operand(tensor.data, ctx, f"{var}_buf")
             if binding is None:  # literal
-                operands.append({**o, "load": space, "lane0": False})
+                operands.append({**o, "load": load, "lane0": False, "binding": None})
                 continue
-            kind = "uniform" if space == "uniform" else "storage, read"
-            decl = f"var<{kind}> {var}_buf: array<vec4<T>, {binding.data.size // 4}>"
-            o["decl"] = f"@group(0) @binding({len(bindings)}) {decl};"
             o["load"] = f"vec4<E>({var}_buf[{index_expr(a, out)}])"
         else:
-            binding = Binding("in", tensor=t)
             x, row, sl = ("x", "row", "s") if a == out else operand_coords(a, out)
-            o["t"] = tensor_arg(ctx, f"{var}_buf", len(bindings), t, "read")
+            o["t"] = tensor_arg(ctx, f"{var}_buf", t, "read")
             o.update(index=index_expr(a, out), x=x, row=row, s=sl)
+            binding = o["t"]["binding"]
         operands.append(o)
         bindings.append(binding)
-    steps, extra = epilogue.build(op, graph, first_binding=len(bindings), ctx=ctx)
+    steps, extra = epilogue.build(op, graph, ctx=ctx)
     params = dict(
         precision=ctx.precision,
         epilogue_type="f32",
-        dst=tensor_arg(ctx, "dst", 0, op.outputs[0], "write"),
+        dst=dst,
         operands=operands,
         expr=expr,
         includes=includes,

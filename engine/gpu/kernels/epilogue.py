@@ -39,12 +39,12 @@ def steps_of(op: Op) -> list[tuple]:
 def build(
     op: Op,
     graph: Graph,
-    first_binding: int,
     ctx: BuildContext | None = None,
     flat: str | None = None,
     params: Params | None = None,
 ) -> tuple[list[dict], list[Binding]]:
-    """Template steps and the extra bindings (from `first_binding` on) they need.
+    """Template steps and the extra bindings they need (operands ep0, ep1, ...: the
+    kernel appends them to its own; epilogue.wgsl `declare` places their declarations).
 
     `ctx`: where tensor operands live (textures); None: every operand is a buffer.
     `flat`: the caller's own WGSL expression of a full-size operand's buffer index
@@ -81,15 +81,15 @@ def build(
             index, coords = "s", ("0u", "0u")  # one value per channel
         else:
             raise ValueError(f"epilogue operand {tensor.name} {tensor.shape} does not fit {out}")
-        number = first_binding + len(bindings)
         if tensor.is_constant:
             if index != "s":
                 raise ValueError(f"constant full-size epilogue operand {tensor.name}")
-            binding = Binding("const", data=_pack_channels(tensor.data, out.c))
-            arg_ = {"name": name, "binding": number, "kind": "buffer", "access": "read"}
+            data = _pack_channels(tensor.data, out.c)
+            binding = Binding("const", data=data, name=name, type="array<vec4<T>>")
+            arg_ = {"name": name, "kind": "buffer"}
         else:
-            binding = Binding("in", tensor=arg)
-            arg_ = tensor_arg(ctx, name, number, arg, "read")
+            arg_ = tensor_arg(ctx, name, arg, "read")
+            binding = arg_["binding"]
             if params is not None:
                 arg_ = params.add_tiles(arg_)
         bound = ""  # the slice bound of a channel-padded operand, a WGSL u32 expression
@@ -99,7 +99,7 @@ def build(
         elif guard:
             bound = f"{guard}u"
         steps.append({"kind": kind, "name": name, "index": index, "x": coords[0],
-                      "row": coords[1], "guard": bound, "binding": number,
+                      "row": coords[1], "guard": bound, "binding": name,
                       "tensor": arg_, "taps": taps})  # fmt: skip
         bindings.append(binding)
     if out.c % 4 and any(kind == "act" and not UNARY[arg].keeps_zero for kind, arg in steps_of(op)):

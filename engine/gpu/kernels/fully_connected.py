@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
     ceil_div,
     register,
     shape4,
+    tensor_binding,
 )
 from engine.gpu.kernels.common import optional_input, pow2_ceil, weight_bindings
 from engine.gpu.kernels.conv import MAT4_BYTES, pack_bias, pack_conv_weights
@@ -68,11 +68,10 @@ class FullyConnected(Kernel):
         reduce_steps = []
         while split >> (len(reduce_steps) + 1):
             reduce_steps.append(split >> (len(reduce_steps) + 1))
-        steps, extra = epilogue.build(op, graph, first_binding=4)
+        steps, extra = epilogue.build(op, graph)
         params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
-            weight_space=space,
             dst_slices=dst.s,
             src_slices=s_in,
             batch=batch,
@@ -86,8 +85,8 @@ class FullyConnected(Kernel):
             steps=steps,
         )
         bindings = (
-            Binding("in", tensor=op.inputs[0]),
-            Binding("out", tensor=op.outputs[0]),
+            tensor_binding(ctx, "src", op.inputs[0], "read"),
+            tensor_binding(ctx, "dst", op.outputs[0], "write"),
             *weight_bindings(packed, biases, space, 0, dst.s),
             *extra,
         )

@@ -29,7 +29,8 @@ NAME = "gemm1x1"
 
 def _dims(*values: int) -> Binding:
     """The geometry uniform of a shared pipeline (f32: exact below 2**24)."""
-    return Binding("const", data=np.array(values, np.float32), space="uniform", dtype="f32")
+    data = np.array(values, np.float32)
+    return Binding("const", data=data, space="uniform", dtype="f32", name="dims", type="vec4<A>")
 
 
 def build_gemm(op: Op, graph: Graph, ctx: BuildContext, tile: GemmTile) -> list[Dispatch]:
@@ -41,15 +42,15 @@ def build_gemm(op: Op, graph: Graph, ctx: BuildContext, tile: GemmTile) -> list[
     pixels = dst.rows * dst.w
     fits = dst.s * src.s * MAT4_BYTES <= ctx.max_uniform_bytes
     space = "uniform" if tile.uniform and fits and not tile.dims else "storage, read"
-    scale = op.attrs.get("input_scale")
-    scale_at = 4 + int(tile.dims)
-    first = scale_at + int(scale is not None)
-    steps, extra = epilogue.build(op, graph, first, ctx=ctx, flat="s * P + p")
+    gate = op.attrs.get("input_scale")
+    scale = None if gate is None else tensor_arg(ctx, "in_scale", gate, "read")
+    steps, extra = epilogue.build(op, graph, ctx=ctx, flat="s * P + p")
+    src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+    dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
     params = dict(
         precision=ctx.precision,
-        src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-        dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
-        weight_space=space,
+        src=src_arg,
+        dst=dst_arg,
         dst_slices=dst.s,
         src_slices=src.s,
         pixels=pixels,
@@ -58,18 +59,23 @@ def build_gemm(op: Op, graph: Graph, ctx: BuildContext, tile: GemmTile) -> list[
         bs=tile.bs,
         shared_k=min(tile.shared_k, src.s),
         dims=tile.dims,
-        scale=tensor_arg(ctx, "in_scale", scale_at, scale, "read") if scale is not None else None,
+        scale=scale,
         steps=steps,
     )
     kind = space.split(",")[0]
+    # runtime-sized arrays in a shared pipeline (dims: any layer), else sized by the layer
+    mat4s, vec4s = (
+        ("array<mat4x4<A>>", "array<vec4<A>>") if tile.dims
+        else (f"array<mat4x4<A>, {dst.s * src.s}>", f"array<vec4<A>, {dst.s}>")
+    )  # fmt: skip
     bindings = (
-        Binding("in", tensor=op.inputs[0]),
-        Binding("out", tensor=op.outputs[0]),
-        Binding("const", data=packed, space=kind, dtype="f32"),
-        Binding("const", data=biases, space=kind, dtype="f32"),
+        src_arg["binding"],
+        dst_arg["binding"],
+        Binding("const", data=packed, space=kind, dtype="f32", name="weights", type=mat4s),
+        Binding("const", data=biases, space=kind, dtype="f32", name="bias", type=vec4s),
         *([_dims(pixels, dst.w, src.s, dst.s)] if tile.dims else []),
-        *([Binding("in", tensor=scale)] if scale is not None else []),
+        *([scale["binding"]] if scale is not None else []),
         *extra,
-    )
+    )  # fmt: skip
     grid = (ceil_div(pixels, tile.wg * tile.bp), ceil_div(dst.s, tile.bs), 1)
     return [Dispatch(NAME, "gemm.wgsl", params, bindings, (tile.wg, 1, 1), grid)]

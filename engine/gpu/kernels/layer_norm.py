@@ -19,6 +19,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_binding,
 )
 from engine.gpu.kernels.common import optional_input
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
@@ -52,7 +53,7 @@ class LayerNorm(Kernel):
         dst = shape4(graph, op.outputs[0])
         gamma = _per_channel(optional_input(op, graph, 1), dst.c, 1.0)
         beta = _per_channel(optional_input(op, graph, 2), dst.c, 0.0)
-        steps, extra = epilogue.build(op, graph, first_binding=4)
+        steps, extra = epilogue.build(op, graph)
         params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
@@ -64,11 +65,12 @@ class LayerNorm(Kernel):
             mask=lane_mask(dst.c),
             steps=steps,
         )
+        per_channel = "array<vec4<f32>>"
         bindings = (
-            Binding("in", tensor=op.inputs[0]),
-            Binding("out", tensor=op.outputs[0]),
-            Binding("const", data=gamma, space="storage", dtype="f32"),
-            Binding("const", data=beta, space="storage", dtype="f32"),
+            tensor_binding(ctx, "src", op.inputs[0], "read"),
+            tensor_binding(ctx, "dst", op.outputs[0], "write"),
+            Binding("const", data=gamma, dtype="f32", name="gamma", type=per_channel),
+            Binding("const", data=beta, dtype="f32", name="beta", type=per_channel),
         )
         grid = (ceil_div(dst.rows * dst.w, WG), 1, 1)
         bindings = (*bindings, *extra)

@@ -13,13 +13,13 @@ import numpy as np
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
     ceil_div,
     register,
     shape4,
+    tensor_binding,
 )
 from engine.gpu.kernels.common import geometry
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
@@ -69,7 +69,7 @@ class Pad(Kernel):
         src, dst = shape4(graph, op.inputs[0]), shape4(graph, op.outputs[0])
         pads, value = _pads4(op, graph), _value(op, graph)
         (pb, _), (pt, _), (pl, _), (pc, _) = pads
-        steps, extra = epilogue.build(op, graph, first_binding=2)
+        steps, extra = epilogue.build(op, graph)
         params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
@@ -90,6 +90,9 @@ class Pad(Kernel):
             v=V,
             steps=steps,
         )
-        bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
+        bindings = (
+            tensor_binding(ctx, "src", op.inputs[0], "read"),
+            tensor_binding(ctx, "dst", op.outputs[0], "write"),
+        )
         grid = (ceil_div(dst.rows * dst.w, WG * V), dst.s, 1)
         return [Dispatch(self.name, "pad.wgsl", params, (*bindings, *extra), (WG, 1, 1), grid)]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu.kernels.base import MAX_GROUPS, Binding, ceil_div
-from engine.model.ir import Op
 
 # The shared kernels' work group: 64 invocations along a flat index over the outputs.
 GROUP = 64
@@ -52,20 +51,26 @@ class Params:
         return {**arg, "param": True}
 
     def binding(self) -> Binding:
+        """The uniform G (params.wgsl `declare` writes its struct)."""
         data = np.array(self.values, np.int32)
-        return Binding("const", data=data, space="uniform", dtype="i32")
+        return Binding("const", data=data, space="uniform", dtype="i32", name="G", type="Params")
 
 
-def fixed_bindings(op: Op, weights: np.ndarray, bias: np.ndarray, params: Params) -> tuple:
-    """Bindings 0-4 of the shared kernels (their templates declare them so): input,
-    output, f32 weights and bias in storage, the uniform G."""
+def fixed_bindings(
+    src: dict, dst: dict, weights: np.ndarray, bias: np.ndarray, params: Params, matrix: str
+) -> tuple:
+    """The shared kernels' first bindings: input and output (tensor args), f32 weights (a
+    `matrix`, mat4x4 or vec4, per entry) and bias in runtime-sized storage arrays, the
+    uniform G."""
     return (
-        Binding("in", tensor=op.inputs[0]),
-        Binding("out", tensor=op.outputs[0]),
-        Binding("const", data=weights.reshape(-1), space="storage", dtype="f32"),
-        Binding("const", data=bias.reshape(-1), space="storage", dtype="f32"),
+        src["binding"],
+        dst["binding"],
+        Binding("const", data=weights.reshape(-1), space="storage", dtype="f32",
+                name="weights", type=f"array<{matrix}<A>>"),
+        Binding("const", data=bias.reshape(-1), space="storage", dtype="f32", name="bias",
+                type="array<vec4<A>>"),
         params.binding(),
-    )
+    )  # fmt: skip
 
 
 def flat_grid(count: int) -> tuple[int, int, int]:

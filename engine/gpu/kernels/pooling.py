@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -69,13 +68,15 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
     hw = src.h * src.w
     tile = reduce_tile(ctx.adapter)
     tree = hw >= tile.min_pixels
-    steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
+    steps, extra = epilogue.build(op, graph, ctx=ctx)
+    src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+    dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
     params = dict(
         **geometry(src, dst),
         precision=ctx.precision,
         epilogue_type="f32",
-        src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-        dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+        src=src_arg,
+        dst=dst_arg,
         reduce=reduce,
         hw=hw,
         batch=src.b,
@@ -86,7 +87,7 @@ def build_reduce(name: str, op: Op, graph: Graph, ctx: BuildContext, reduce: str
         tree=tree,
         steps=steps,
     )
-    bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]), *extra)
+    bindings = (src_arg["binding"], dst_arg["binding"], *extra)
     grid = (src.s if tree else ceil_div(src.s, SERIAL_WG), src.b, 1)
     wg = (tile.wg if tree else SERIAL_WG, 1, 1)
     return [Dispatch(name, "mean.wgsl", params, bindings, wg, grid)]
@@ -155,12 +156,14 @@ class Pool2D(Kernel):
             and (dst.h - 1) * sh - top + kh <= min(hi_h, src.h)
             and (dst.w - 1) * sw - left + kw <= min(hi_w, src.w)
         )
-        steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
+        src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+        dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
         params = dict(
             **geometry(src, dst),
             precision=ctx.precision,
-            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+            src=src_arg,
+            dst=dst_arg,
             reduce="max" if op.type == "MAX_POOL_2D" else "mean",
             slices=dst.s,
             kh=kh,
@@ -180,8 +183,8 @@ class Pool2D(Kernel):
             steps=steps,
         )
         bindings = (
-            Binding("in", tensor=op.inputs[0]),
-            Binding("out", tensor=op.outputs[0]),
+            src_arg["binding"],
+            dst_arg["binding"],
             *extra,
         )
         grid = (

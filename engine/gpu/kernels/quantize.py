@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -39,17 +38,19 @@ def _float_grid(op: Op, graph: Graph, tensor: int):
 def build_quantize(name: str, op: Op, graph: Graph, ctx: BuildContext, grid) -> list[Dispatch]:
     """One dispatch: op.inputs[0] rounded to `grid` (a Quantization) into op.outputs[0]."""
     out = shape4(graph, op.outputs[0])
-    steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
+    steps, extra = epilogue.build(op, graph, ctx=ctx)
+    src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+    dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
     params = dict(
         precision=ctx.precision,
-        src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-        dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+        src=src_arg,
+        dst=dst_arg,
         grid=epilogue.quant_step(grid),
         plane=out.rows * out.w,
         w=out.w,
         steps=steps,
     )
-    bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]), *extra)
+    bindings = (src_arg["binding"], dst_arg["binding"], *extra)
     grid = (ceil_div(out.rows * out.w, WG), out.s, 1)
     return [Dispatch(name, "quantize.wgsl", params, bindings, (WG, 1, 1), grid)]
 

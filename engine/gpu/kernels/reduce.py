@@ -18,7 +18,6 @@ import numpy as np
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -83,12 +82,14 @@ class Reduce(Kernel):
         coords = _coords(op, graph, reduced)
         extent = (src.b, src.h, src.w, src.c)
         count = int(np.prod([extent[a] for a in reduced]))
-        steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
+        src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+        dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
         params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
-            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+            src=src_arg,
+            dst=dst_arg,
             loops=[(a, extent[a]) for a in (0, 1, 2) if a in reduced],
             b=coords[0],
             h=coords[1],
@@ -106,7 +107,7 @@ class Reduce(Kernel):
             scale=wgsl_float(1.0 / count) if op.type == "MEAN" else "1.0",
             steps=steps,
         )
-        bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
+        bindings = (src_arg["binding"], dst_arg["binding"])
         grid = (ceil_div(dst.rows * dst.w, WG), dst.s, 1)
         name = f"{self.name}_{op.type.lower()}"
         return [Dispatch(name, "reduce.wgsl", params, (*bindings, *extra), (WG, 1, 1), grid)]

@@ -17,7 +17,6 @@ import numpy as np
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -69,8 +68,10 @@ class Resize(Kernel):
         align, half = _flags(op)
         bilinear = op.type == "RESIZE_BILINEAR"
         up2 = bilinear and half and not align and (o.h, o.w) == (2 * i.h, 2 * i.w)
-        steps, extra = epilogue.build(op, graph, first_binding=2, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
         region, grid = box(Shape4(o.b, i.h, i.w, o.c)) if up2 else box(o, bx=BX if bilinear else 4)
+        src_arg = tensor_arg(ctx, "src", op.inputs[0], "read")
+        dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
         params = dict(
             **geometry(i, o),
             precision=ctx.precision,
@@ -84,9 +85,9 @@ class Resize(Kernel):
             out_c=o.c,
             box=region,
             steps=steps,
-            src=tensor_arg(ctx, "src", 0, op.inputs[0], "read"),
-            dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+            src=src_arg,
+            dst=dst_arg,
         )
-        bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
+        bindings = (src_arg["binding"], dst_arg["binding"])
         bindings = (*bindings, *extra)
         return [Dispatch(self.name, "resize.wgsl", params, bindings, (WG, 1, 1), grid)]

@@ -30,6 +30,7 @@ from engine.gpu.kernels.base import (
     ceil_div,
     register,
     shape4,
+    tensor_binding,
 )
 from engine.gpu.kernels.common import pack_phwc4
 from engine.model.ir import Graph, Op
@@ -83,13 +84,17 @@ def gather_dispatch(
 ) -> Dispatch:  # fmt: skip
     """One dispatch of a gather.wgsl child writing tensor `dst` from tensor `src`."""
     i, o = shape4(graph, src), shape4(graph, dst)
-    steps, extra = epilogue.build(replace(op, outputs=(dst,)), graph, first_binding=2)
+    steps, extra = epilogue.build(replace(op, outputs=(dst,)), graph)
     grid, groups = box(o, bx=BX if o.w >= BX else 1)
     values = dict(
         precision=ctx.precision, mode=mode, box=grid, steps=steps,
         in_h=i.h, in_w=i.w, in_rows=i.rows, in_c=i.c, out_h=o.h, out_w=o.w, out_c=o.c, **params,
     )  # fmt: skip
-    bindings = (Binding("in", tensor=src), Binding("out", tensor=dst), *extra)
+    bindings = (
+        tensor_binding(ctx, "src", src, "read"),
+        tensor_binding(ctx, "dst", dst, "write"),
+        *extra,
+    )
     return Dispatch(name, template, values, bindings, (WG, 1, 1), groups)
 
 
@@ -275,26 +280,22 @@ class Concatenation(Kernel):
         else:
             mode = "lanes"
             spans = [(offs[j] // 4, ceil_div(offs[j + 1], 4)) for j in range(len(ins))]
-        steps, extra = epilogue.build(op, graph, first_binding=1)  # renumbered below
+        steps, extra = epilogue.build(op, graph)
         limit = max(4, MAX_STORAGE - 1 - len(extra))
         dispatches = []
         for lo, hi, group in _partition(spans, limit):
-            first_ep = 1 + len(group)
-            steps, extra = epilogue.build(op, graph, first_binding=first_ep)
-            parts, bindings = [], [Binding("out", tensor=op.outputs[0])]
+            parts, bindings = [], [tensor_binding(ctx, "dst", op.outputs[0], "write")]
             for n, j in enumerate(group):
                 s4 = shape4(graph, ins[j])
                 o = [0, 0, 0, 0]
                 o[axis] = offs[j] // 4 if mode == "slices" else offs[j]
                 end = ceil_div(offs[j + 1], 4) if mode == "slices" else offs[j + 1]
-                parts.append(
-                    dict(binding=1 + n, end=end, off=offs[j], o=o, rows=s4.rows, h=s4.h, w=s4.w)
-                )
-                t = graph.tensors[ins[j]]
+                parts.append(dict(end=end, off=offs[j], o=o, rows=s4.rows, h=s4.h, w=s4.w))
+                t, name = graph.tensors[ins[j]], f"in{n}"
                 bindings.append(
-                    Binding("const", data=pack_phwc4(t.data), space="storage")
+                    Binding("const", data=pack_phwc4(t.data), name=name, type="array<vec4<T>>")
                     if t.is_constant
-                    else Binding("in", tensor=ins[j])
+                    else tensor_binding(ctx, name, ins[j], "read")
                 )
             start, size = [0, 0, 0, 0], [out.b, out.h, out.w, out.s]
             start[axis], size[axis] = lo, hi - lo

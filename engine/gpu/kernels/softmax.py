@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
     ceil_div,
     register,
     shape4,
+    tensor_binding,
 )
 from engine.gpu.kernels.elementwise import lane_mask, wgsl_float
 from engine.model.ir import Graph, Op
@@ -30,7 +30,7 @@ class Softmax(Kernel):
 
     def build(self, op: Op, graph: Graph, ctx: BuildContext) -> list[Dispatch]:
         dst = shape4(graph, op.outputs[0])
-        steps, extra = epilogue.build(op, graph, first_binding=2)
+        steps, extra = epilogue.build(op, graph)
         params = dict(
             precision=ctx.precision,
             epilogue_type="f32",
@@ -41,6 +41,9 @@ class Softmax(Kernel):
             mask=lane_mask(dst.c),
             steps=steps,
         )
-        bindings = (Binding("in", tensor=op.inputs[0]), Binding("out", tensor=op.outputs[0]))
+        bindings = (
+            tensor_binding(ctx, "src", op.inputs[0], "read"),
+            tensor_binding(ctx, "dst", op.outputs[0], "write"),
+        )
         grid = (ceil_div(dst.rows * dst.w, WG), 1, 1)
         return [Dispatch(self.name, "softmax.wgsl", params, (*bindings, *extra), (WG, 1, 1), grid)]

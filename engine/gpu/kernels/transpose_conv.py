@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from engine.gpu.kernels import epilogue
 from engine.gpu.kernels.base import (
-    Binding,
     BuildContext,
     Dispatch,
     Kernel,
@@ -105,7 +104,9 @@ class _TransposeBase(Kernel):
             ry, rx = (ry // 2, rx) if ry >= rx else (ry, rx // 2)
         by, bx = sh * ry, sw * rx
         tiles_x, tiles_y = ceil_div(dst.w, bx), ceil_div(dst.h, by)
-        steps, extra = epilogue.build(op, graph, first_binding=5 if shared else 4, ctx=ctx)
+        steps, extra = epilogue.build(op, graph, ctx=ctx)
+        src_arg = tensor_arg(ctx, "src", data, "read")
+        dst_arg = tensor_arg(ctx, "dst", op.outputs[0], "write")
         dispatches = []
         for base in range(0, dst.s, group):
             n = group if shared else min(group, dst.s - base)
@@ -115,8 +116,6 @@ class _TransposeBase(Kernel):
                 **geometry(src, dst),
                 precision=ctx.precision,
                 epilogue_type="f32",
-                weight_space=space,
-                weight_count=n * kh * kw * src.s,
                 dst_slices=n,
                 slice_base=base,
                 shared=shared,
@@ -135,12 +134,12 @@ class _TransposeBase(Kernel):
                 offs_x=offs_x,
                 loads=loads,
                 steps=steps,
-                src=tensor_arg(ctx, "src", 0, data, "read"),
-                dst=tensor_arg(ctx, "dst", 1, op.outputs[0], "write"),
+                src=src_arg,
+                dst=dst_arg,
             )
             bindings = (
-                Binding("in", tensor=data),
-                Binding("out", tensor=op.outputs[0]),
+                src_arg["binding"],
+                dst_arg["binding"],
                 *weight_bindings(packed, biases, space, base, n, count if shared else None),
                 *extra,
             )
