@@ -17,8 +17,9 @@ import cv2
 import numpy as np
 
 from app.build import since_launch
-from app.effects.base import render_pipeline
+from app.effects.base import FRAME_BINDINGS, render_pipeline
 from engine.gpu import Fence
+from engine.vision.gpu_stage import bind_group
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 WHITE, GREY, ACCENT = (255, 255, 255), (190, 190, 190), (80, 200, 255)  # BGR
@@ -75,13 +76,10 @@ class StartupView:
         """Upload `bgr`, draw it over the target, wait for it."""
         self.uploader.upload(bgr)
         if self._blit is None:
-            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.format)
+            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.format, FRAME_BINDINGS)
             sampler = self.device.create_sampler(mag_filter="linear", min_filter="linear")
-            group = self.device.create_bind_group(
-                layout=pipeline.get_bind_group_layout(0),
-                entries=[{"binding": 0, "resource": self.uploader.view},
-                         {"binding": 1, "resource": sampler}],
-            )  # fmt: skip
+            resources = {"frame": self.uploader.view, "frame_sampler": sampler}
+            group = bind_group(self.device, pipeline, FRAME_BINDINGS, resources)
             self._blit = (pipeline, group)
         encoder = self.device.create_command_encoder()
         rp = encoder.begin_render_pass(color_attachments=[{

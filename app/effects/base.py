@@ -20,19 +20,28 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.gpu import render
+from engine.gpu import Binding, render_shader
+from engine.vision.gpu_stage import bind_group
 
 if TYPE_CHECKING:
     from app.models import ModelSpec
 
 Step = tuple[str, Callable[[object], None]]
+# app/frame.wgsl's group 0 (the camera frame and its sampler), declared from these
+FRAME_BINDINGS = (
+    Binding("in", name="frame", type="texture_2d<f32>"),
+    Binding("in", name="frame_sampler", type="sampler"),
+)
 
 
-def render_pipeline(device, template: str, target_format: str, topology="triangle-list",
-                    blend: bool = False, label: str = "", buffers=(), **params):  # fmt: skip
+def render_pipeline(device, template: str, target_format: str, bindings=(),
+                    topology="triangle-list", blend: bool = False, label: str = "", buffers=(),
+                    **params):  # fmt: skip
     """A render pipeline from shaders/<template> (entry points vs / fs), auto layout;
-    `buffers`: vertex buffer layouts."""
-    module = device.create_shader_module(code=render(template, **params), label=label or template)
+    `bindings`: its group 0, declared from them (engine.gpu.render_shader; bind groups:
+    engine.vision.gpu_stage.bind_group); `buffers`: vertex buffer layouts."""
+    code = render_shader(template, bindings, **params)
+    module = device.create_shader_module(code=code, label=label or template)
     target = {"format": target_format}
     if blend:
         target["blend"] = {
@@ -48,12 +57,6 @@ def render_pipeline(device, template: str, target_format: str, topology="triangl
         fragment={"module": module, "entry_point": "fs", "targets": [target]},
         label=label or template,
     )
-
-
-def buffer_entry(binding: int, layout) -> dict:
-    """A bind group entry for an engine TensorLayout (or anything with buffer/offset/size)."""
-    return {"binding": binding,
-            "resource": {"buffer": layout.buffer, "offset": layout.offset, "size": layout.size}}  # fmt: skip
 
 
 def overlay_params(frame_size: tuple[int, int], style: int) -> np.ndarray:
@@ -141,12 +144,10 @@ class Effect:
     def draw_frame(self, render_pass, frame_view) -> None:
         """The camera frame over the whole target (a full-screen triangle)."""
         if self._blit is None or self._blit[0] is not frame_view:
-            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.target_format)
-            group = self.device.create_bind_group(
-                layout=pipeline.get_bind_group_layout(0),
-                entries=[{"binding": 0, "resource": frame_view},
-                         {"binding": 1, "resource": self.sampler}],
-            )  # fmt: skip
+            pipeline = render_pipeline(self.device, "app/frame.wgsl", self.target_format,
+                                       FRAME_BINDINGS)  # fmt: skip
+            resources = {"frame": frame_view, "frame_sampler": self.sampler}
+            group = bind_group(self.device, pipeline, FRAME_BINDINGS, resources)
             self._blit = (frame_view, pipeline, group)
         _, pipeline, group = self._blit
         render_pass.set_pipeline(pipeline)

@@ -19,7 +19,9 @@ import numpy as np
 
 from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
+from engine.gpu import Binding
 from engine.vision import FaceDetector
+from engine.vision.gpu_stage import bind_group
 
 
 def indirect_args(device, vertex_count: int):
@@ -32,8 +34,12 @@ def indirect_args(device, vertex_count: int):
     )
 
 
-def whole(binding: int, buffer) -> dict:
-    return {"binding": binding, "resource": {"buffer": buffer, "offset": 0, "size": buffer.size}}
+# app/detections.wgsl's group 0 (the decoder's records, the overlay uniform), declared
+# from these
+BINDINGS = (
+    Binding("in", name="detections", type="array<f32>"),
+    Binding("const", space="uniform", name="params", type="Params"),
+)
 
 
 class FaceDetectionEffect(Effect):
@@ -48,16 +54,14 @@ class FaceDetectionEffect(Effect):
         self.args = indirect_args(self.device, 6 * (4 + k))
         rec = self.solution.gpu.record
         self.pipeline = render_pipeline(
-            self.device, "app/detections.wgsl", self.target_format, blend=True,
+            self.device, "app/detections.wgsl", self.target_format, BINDINGS, blend=True,
             num_keypoints=k, stride=rec.stride, frame_px=rec.frame_px,
         )  # fmt: skip
         self.params = self.device.create_buffer(
             size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
         )
-        self.group = self.device.create_bind_group(
-            layout=self.pipeline.get_bind_group_layout(0),
-            entries=[whole(0, self.solution.gpu.detections), whole(1, self.params)],
-        )
+        resources = {"detections": self.solution.gpu.detections, "params": self.params}
+        self.group = bind_group(self.device, self.pipeline, BINDINGS, resources)
         self.on_style()
 
     def on_style(self) -> None:

@@ -17,10 +17,21 @@ from __future__ import annotations
 
 from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
-from app.effects.face_detection import indirect_args, whole
+from app.effects.face_detection import indirect_args
 from app.effects.skeleton import Skeletons
+from engine.gpu import Binding
 from engine.vision import FaceMesh
 from engine.vision.connections import FACEMESH_CONTOURS, FACEMESH_TESSELATION
+from engine.vision.gpu_stage import bind_group
+
+# The group 0 of each overlay shader, declared from these: app/mesh.wgsl reads the overlay
+# uniform (the points come as instance vertices); app/roi.wgsl the ROI record (roi_rect.wgsl's
+# layout) and the landmark status.
+POINTS_BINDINGS = (Binding("const", space="uniform", name="params", type="Params"),)
+ROI_BINDINGS = (
+    Binding("in", name="roi", type="Roi"),
+    Binding("in", name="status", type="array<f32>"),
+)
 
 
 class FaceMeshEffect(Effect):
@@ -39,12 +50,12 @@ class FaceMeshEffect(Effect):
             size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
         )
         self.points_pipeline = render_pipeline(
-            dev, "app/mesh.wgsl", self.target_format, blend=True,
+            dev, "app/mesh.wgsl", self.target_format, POINTS_BINDINGS, blend=True,
             buffers=[{"array_stride": 16, "step_mode": "instance",
                       "attributes": [{"format": "float32x4", "offset": 0, "shader_location": 0}]}],
         )  # fmt: skip
-        self.points_group = dev.create_bind_group(
-            layout=self.points_pipeline.get_bind_group_layout(0), entries=[whole(0, self.params)]
+        self.points_group = bind_group(
+            dev, self.points_pipeline, POINTS_BINDINGS, {"params": self.params}
         )
         gate = (gpu.status, 1)  # word 1: present (1.0 / 0.0)
         self.mesh_lines = {
@@ -55,11 +66,11 @@ class FaceMeshEffect(Effect):
                 ("contours", FACEMESH_CONTOURS, 2.0, (0.35, 1.0, 0.9, 0.95)),
             )
         }  # fmt: skip
-        self.roi_pipeline = render_pipeline(dev, "app/roi.wgsl", self.target_format, blend=True)
-        self.roi_group = dev.create_bind_group(
-            layout=self.roi_pipeline.get_bind_group_layout(0),
-            entries=[whole(0, gpu.roi), whole(1, gpu.status)],
+        self.roi_pipeline = render_pipeline(
+            dev, "app/roi.wgsl", self.target_format, ROI_BINDINGS, blend=True
         )
+        resources = {"roi": gpu.roi, "status": gpu.status}
+        self.roi_group = bind_group(dev, self.roi_pipeline, ROI_BINDINGS, resources)
         self.on_style()
 
     def on_style(self) -> None:

@@ -18,12 +18,25 @@ from __future__ import annotations
 import numpy as np
 
 from app.effects import EFFECTS
-from app.effects.base import Effect, buffer_entry, render_pipeline
-from engine.gpu import render
+from app.effects.base import FRAME_BINDINGS, Effect, render_pipeline
+from engine.gpu import Binding, render_shader
 from engine.vision import SelfieSegmenter
+from engine.vision.gpu_stage import bind_group
 
 BLUR_DOWNSCALE = 4  # the blurred background is a quarter of the frame's size
 BLUR_RADIUS_PX = 16.0  # disc radius in frame pixels (then the linear upsampling smooths it)
+# The group 0 of each shader, declared from these: app/blur.wgsl blurs the frame into the
+# quarter-size texture; app/segmentation.wgsl composites frame, mask and background.
+BLUR_BINDINGS = (
+    *FRAME_BINDINGS,
+    Binding("out", name="blurred", type="texture_storage_2d<rgba8unorm, write>"),
+)
+COMPOSITE_BINDINGS = (
+    *FRAME_BINDINGS,
+    Binding("in", name="mask", type="array<vec4<T>>"),
+    Binding("const", space="uniform", name="params", type="Params"),
+    Binding("in", name="blurred", type="texture_2d<f32>"),
+)
 
 
 class SegmentationEffect(Effect):
@@ -51,9 +64,8 @@ class SegmentationEffect(Effect):
             usage=wgpu.TextureUsage.STORAGE_BINDING | wgpu.TextureUsage.TEXTURE_BINDING,
         )  # fmt: skip
         self.blurred_view = self.blurred.create_view()
-        module = self.device.create_shader_module(
-            code=render("app/blur.wgsl", radius=f"{BLUR_RADIUS_PX!r}"), label="app_blur"
-        )
+        code = render_shader("app/blur.wgsl", BLUR_BINDINGS, radius=f"{BLUR_RADIUS_PX!r}")
+        module = self.device.create_shader_module(code=code, label="app_blur")
         self.blur_pipeline = self.device.create_compute_pipeline(
             layout="auto", compute={"module": module, "entry_point": "main"}
         )
@@ -62,12 +74,9 @@ class SegmentationEffect(Effect):
 
     def _blur(self, encoder, frame_view) -> None:
         if self._blur_group is None or self._blur_group[0] is not frame_view:
-            group = self.device.create_bind_group(
-                layout=self.blur_pipeline.get_bind_group_layout(0),
-                entries=[{"binding": 0, "resource": frame_view},
-                         {"binding": 1, "resource": self.sampler},
-                         {"binding": 2, "resource": self.blurred_view}],
-            )  # fmt: skip
+            resources = {"frame": frame_view, "frame_sampler": self.sampler,
+                         "blurred": self.blurred_view}  # fmt: skip
+            group = bind_group(self.device, self.blur_pipeline, BLUR_BINDINGS, resources)
             self._blur_group = (frame_view, group)
         p = encoder.begin_compute_pass()
         p.set_pipeline(self.blur_pipeline)
@@ -80,7 +89,7 @@ class SegmentationEffect(Effect):
         if self.style not in self._pipelines:
             _, mh, mw, _ = self.mask.phwc4
             self._pipelines[self.style] = render_pipeline(
-                self.device, "app/segmentation.wgsl", self.target_format,
+                self.device, "app/segmentation.wgsl", self.target_format, COMPOSITE_BINDINGS,
                 precision=self.precision, mask_w=mw, mask_h=mh, style=self.style,
             )  # fmt: skip
         return self._pipelines[self.style]
@@ -95,16 +104,10 @@ class SegmentationEffect(Effect):
         pipeline = self._pipeline()
         cached = self._groups.get(self.style)
         if cached is None or cached[0] is not frame_view:
-            group = self.device.create_bind_group(
-                layout=pipeline.get_bind_group_layout(0),
-                entries=[
-                    {"binding": 0, "resource": frame_view},
-                    {"binding": 1, "resource": self.sampler},
-                    buffer_entry(2, self.mask),
-                    {"binding": 3, "resource": {"buffer": self.params, "offset": 0, "size": 16}},
-                    {"binding": 4, "resource": self.blurred_view},
-                ],
-            )
+            mask = (self.mask.buffer, self.mask.offset, self.mask.size)
+            resources = {"frame": frame_view, "frame_sampler": self.sampler, "mask": mask,
+                         "params": (self.params, 0, 16), "blurred": self.blurred_view}  # fmt: skip
+            group = bind_group(self.device, pipeline, COMPOSITE_BINDINGS, resources)
             self._groups[self.style] = cached = (frame_view, group)
         render_pass.set_pipeline(pipeline)
         render_pass.set_bind_group(0, cached[1])

@@ -17,6 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 from app.effects.base import render_pipeline
+from engine.gpu import Binding
+from engine.vision.gpu_stage import bind_group
+
+# app/skeleton.wgsl's group 0, declared from these (GATE too when the overlay is gated);
+# the dots draw reads no pairs: their pipeline's layout leaves that binding out
+BINDINGS = (
+    Binding("const", space="uniform", name="params", type="Params"),
+    Binding("in", name="points", type="array<vec4<f32>>"),
+    Binding("in", name="pairs", type="array<vec2<u32>>"),
+    Binding("in", name="colors", type="array<vec4<f32>>"),
+)
+GATE = Binding("in", name="gate", type="array<f32>")
 
 
 class Skeletons:
@@ -50,20 +62,17 @@ class Skeletons:
         )
         self.pair_buffer = device.create_buffer_with_data(data=self.pairs, usage=usage.STORAGE)
         self.pipelines = {}
-        buffers = {0: self.params, 1: self.points, 2: self.pair_buffer, 3: self.colors}
-        gate_word = None
+        resources = {"params": self.params, "points": self.points, "pairs": self.pair_buffer,
+                     "colors": self.colors}  # fmt: skip
+        bindings, gate_word = BINDINGS, None
         if gate is not None:
-            buffers[4], gate_word = gate
-        extra = (4,) if gate is not None else ()
-        for part, used in (("lines", (0, 1, 2, 3, *extra)), ("dots", (0, 1, 3, *extra))):
-            pipeline = render_pipeline(device, "app/skeleton.wgsl", target_format, blend=True,
-                                       part=part, thickness=f"{thickness:.1f}",
+            (resources["gate"], gate_word), bindings = gate, (*BINDINGS, GATE)
+        for part in ("lines", "dots"):
+            pipeline = render_pipeline(device, "app/skeleton.wgsl", target_format, bindings,
+                                       blend=True, part=part, thickness=f"{thickness:.1f}",
                                        radius=f"{radius:.1f}", gate=gate_word)  # fmt: skip
-            entries = [{"binding": i, "resource": {"buffer": buffers[i], "offset": 0,
-                                                   "size": buffers[i].size}} for i in used]  # fmt: skip
-            group = device.create_bind_group(layout=pipeline.get_bind_group_layout(0),
-                                             entries=entries)  # fmt: skip
-            self.pipelines[part] = (pipeline, group)
+            used = {k: v for k, v in resources.items() if part == "lines" or k != "pairs"}
+            self.pipelines[part] = (pipeline, bind_group(device, pipeline, bindings, used))
         self.drawn = 0 if self.own_points else max_skeletons  # drawn from `points`: always
         self.uploads = 0  # bytes written this run
 

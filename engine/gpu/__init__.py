@@ -12,8 +12,9 @@
 - waiting and timing: `Fence`, `wait_mapped`, `GpuMarks` (timestamp queries);
 - start-up: `warm_up`, `scratch_context`, `compiles_late_with_cache`, `Progress` and
   `report_to` (compile progress);
-- shaders: `render` (a WGSL template), `register_shaders` / `shader_loader` (another
-  package's template namespace).
+- shaders: `render` (a WGSL template), `render_shader` and `Binding` (a template with the
+  declarations of its bindings, generated from one Binding tuple), `register_shaders` /
+  `shader_loader` (another package's template namespace).
 
 The names resolve lazily (a module-level __getattr__), so importing one light module of
 engine.gpu (the compile step, the kernels) does not load wgpu. The modules behind them are
@@ -48,6 +49,8 @@ _PUBLIC = {
     "Progress": "engine.gpu.progress",
     "report_to": "engine.gpu.progress",
     "render": "engine.gpu.codegen",
+    "render_shader": "engine.gpu.kernels.base",
+    "Binding": "engine.gpu.kernels.base",
     "register_shaders": "engine.gpu.codegen",
     "shader_loader": "engine.gpu.codegen",
 }

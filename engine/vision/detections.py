@@ -28,12 +28,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import compute_pipeline, render
+from engine.gpu import Binding, compute_pipeline, render_shader
 from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float, zeros_buffer
 from engine.vision.ssd_spec import BLAZEFACE_SHORT, ssd_anchors
 
 WORKGROUP = 256
 MAX_CANDIDATES = 1024  # compaction cap (workgroup memory: 12 bytes per candidate)
+# postprocess_ssd.wgsl's group 0, its declarations generated from these
+BINDINGS = (
+    Binding("in", name="regressors", type="array<vec4<T>>"),
+    Binding("in", name="classificators", type="array<vec4<T>>"),
+    Binding("in", name="anchors", type="array<vec4<f32>>"),
+    Binding("const", space="uniform", name="params", type="Params"),
+    Binding("out", name="detections", type="array<f32>"),
+    Binding("out", name="status", type="array<u32>"),
+    Binding("out", name="args", type="array<u32>"),
+)
 
 
 @dataclass(frozen=True)
@@ -143,8 +153,9 @@ class SsdDecoder:
         cap = 32  # a power of two, at least one bit-set word
         while cap < min(n, MAX_CANDIDATES):
             cap *= 2
-        source_text = render(
+        source_text = render_shader(
             "postprocess_ssd.wgsl",
+            BINDINGS,
             precision=reg.precision,
             n_anchors=n,
             rows=b * h * w,
@@ -172,19 +183,16 @@ class SsdDecoder:
         )
         self.status = zeros_buffer(dev, 16, usage.STORAGE | usage.COPY_SRC)
         self.args = zeros_buffer(dev, 16, usage.STORAGE | usage.INDIRECT | usage.COPY_SRC)
-        self.group = bind_group(
-            dev,
-            self.pipeline,
-            [
-                (reg.buffer, reg.offset, reg.size),
-                (cls.buffer, cls.offset, cls.size),
-                self.anchors,
-                self.params,
-                self.detections,
-                self.status,
-                self.args,
-            ],
-        )
+        resources = {
+            "regressors": (reg.buffer, reg.offset, reg.size),
+            "classificators": (cls.buffer, cls.offset, cls.size),
+            "anchors": self.anchors,
+            "params": self.params,
+            "detections": self.detections,
+            "status": self.status,
+            "args": self.args,
+        }
+        self.group = bind_group(dev, self.pipeline, BINDINGS, resources)
         iw, ih = spec.input_size
         self.set_frame_transform(np.array([[iw, 0, 0], [0, ih, 0]], np.float64), (iw, ih))
 

@@ -1,18 +1,27 @@
 """Small WebGPU helpers shared by the post-process stages (buffers, bind groups, dispatches);
-pipelines come from engine.gpu.device.compute_pipeline (the context's cache)."""
+pipelines come from engine.gpu.compute_pipeline (the context's cache). A stage states its
+shader's bindings once, as a tuple of engine.gpu.Binding: its WGSL declarations are
+generated from it (engine.gpu.render_shader) and its bind group follows it."""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def bind_group(device, pipeline, resources: list) -> object:
-    """Bind group 0 of `pipeline`: each resource is a buffer, (buffer, offset, size) or a
-    texture view / sampler."""
+def bind_group(device, pipeline, bindings, resources: dict) -> object:
+    """Bind group 0 of `pipeline`, whose shader declares `bindings` (render_shader):
+    binding i is resources[bindings[i].name], a buffer, (buffer, offset, size) or a texture
+    view / sampler. A binding the pipeline does not use (its auto layout leaves it out) is
+    left out of `resources`; a name that is no binding is a ValueError."""
     import wgpu
 
+    unknown = set(resources) - {b.name for b in bindings}
+    if unknown:
+        names = [b.name for b in bindings]
+        raise ValueError(f"resources {sorted(unknown)} are not among the bindings {names}")
     entries = []
-    for i, r in enumerate(resources):
+    bound = [(i, resources[b.name]) for i, b in enumerate(bindings) if b.name in resources]
+    for i, r in bound:
         if isinstance(r, tuple):
             buf, offset, size = r
             r = {"buffer": buf, "offset": offset, "size": size}

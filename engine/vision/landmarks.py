@@ -25,9 +25,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import compute_pipeline, render
+from engine.gpu import Binding, compute_pipeline, render_shader
 from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
 from engine.vision.roi import Rect
+
+# postprocess_landmarks.wgsl's group 0, its declarations generated from these: the model's
+# landmarks and presence flag, the ROI record they were found in (roi_rect.wgsl's 96
+# bytes, as a uniform), then the points, draw arguments and status written
+BINDINGS = (
+    Binding("in", name="landmarks", type="array<vec4<T>>"),
+    Binding("in", name="flag", type="array<vec4<T>>"),
+    Binding("const", space="uniform", name="roi", type="Roi"),
+    Binding("out", name="points", type="array<vec4<f32>>"),
+    Binding("out", name="args", type="array<u32>"),
+    Binding("out", name="status", type="array<f32>"),
+)
 
 
 def project_landmarks(raw, rect: Rect, frame_size, input_size, dims: int = 3) -> np.ndarray:
@@ -180,8 +192,9 @@ class LandmarkProjector:
         self.ctx, self.roi, self.num_points = engine.ctx, roi, c // dims
         n = self.num_points
         self.norm_offset = -(-n * 16 // 256) * 256  # bytes; storage-offset aligned
-        source = render(
+        source = render_shader(
             "postprocess_landmarks.wgsl",
+            BINDINGS,
             precision=lm.precision,
             n=n,
             dims=dims,
@@ -200,18 +213,15 @@ class LandmarkProjector:
         )
         self.args = zeros_buffer(dev, 16, usage.STORAGE | usage.INDIRECT | usage.COPY_SRC)
         self.status = zeros_buffer(dev, 16, usage.STORAGE | usage.COPY_SRC)
-        self.group = bind_group(
-            dev,
-            self.pipeline,
-            [
-                (lm.buffer, lm.offset, lm.size),
-                (flag.buffer, flag.offset, flag.size),
-                (roi.buffer, 0, 96),
-                self.points,
-                self.args,
-                self.status,
-            ],
-        )
+        resources = {
+            "landmarks": (lm.buffer, lm.offset, lm.size),
+            "flag": (flag.buffer, flag.offset, flag.size),
+            "roi": (roi.buffer, 0, 96),
+            "points": self.points,
+            "args": self.args,
+            "status": self.status,
+        }
+        self.group = bind_group(dev, self.pipeline, BINDINGS, resources)
         self.grid = (-(-n // 64), 1, 1)
 
     def encode(self, encoder) -> None:

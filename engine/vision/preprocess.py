@@ -19,8 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu import compute_pipeline, render
+from engine.gpu import Binding, compute_pipeline, render_shader
+from engine.vision.gpu_stage import bind_group
 from engine.vision.image_to_tensor import BORDERS
+
+# preprocess.wgsl's group 0, its declarations generated from these: the frame texture, the
+# ROI affine, the model input written
+BINDINGS = (
+    Binding("in", name="frame", type="texture_2d<f32>"),
+    Binding("const", space="uniform", name="roi", type="Roi"),
+    Binding("out", name="dst", type="array<vec4<T>>"),
+)
 
 
 class Preprocessor:
@@ -40,10 +49,10 @@ class Preprocessor:
             )
         self.size = (w, h)
         lo, hi = value_range
-        source = render("preprocess.wgsl", precision=engine.precision, w=w, h=h,
-                        scale=f"{float(hi - lo)!r}", offset=f"{float(lo)!r}",
-                        zero_border="true" if border == "zero" else "false",
-                        quantize="true" if quantize else "false")  # fmt: skip
+        source = render_shader("preprocess.wgsl", BINDINGS, precision=engine.precision, w=w,
+                               h=h, scale=f"{float(hi - lo)!r}", offset=f"{float(lo)!r}",
+                               zero_border="true" if border == "zero" else "false",
+                               quantize="true" if quantize else "false")  # fmt: skip
         self.pipeline = compute_pipeline(engine.ctx, source, "preprocess")
         self.roi = engine.ctx.device.create_buffer(
             size=32, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
@@ -62,19 +71,10 @@ class Preprocessor:
         key = id(view)
         if key not in self._groups:
             lay = self.layout
-            entries = [
-                {"binding": 0, "resource": view},
-                {"binding": 1, "resource": {"buffer": self.roi, "offset": 0, "size": 32}},
-                {
-                    "binding": 2,
-                    "resource": {"buffer": lay.buffer, "offset": lay.offset, "size": lay.size},
-                },
-            ]
-            layout = self.pipeline.get_bind_group_layout(0)
-            self._groups[key] = (
-                view,  # kept alive: its id stays unique while cached
-                self.engine.ctx.device.create_bind_group(layout=layout, entries=entries),
-            )
+            resources = {"frame": view, "roi": (self.roi, 0, 32),
+                         "dst": (lay.buffer, lay.offset, lay.size)}  # fmt: skip
+            group = bind_group(self.engine.ctx.device, self.pipeline, BINDINGS, resources)
+            self._groups[key] = (view, group)  # the view kept alive: its id stays unique
         return self._groups[key][1]
 
     def encode(self, encoder, frame_view) -> None:

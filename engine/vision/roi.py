@@ -28,11 +28,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import compute_pipeline, render
+from engine.gpu import Binding, compute_pipeline, render_shader
 from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float
 from engine.vision.image_to_tensor import subrect_matrix
 
 ROI_BYTES = 96
+# postprocess_roi.wgsl's group 0, its declarations generated from these: the decoder's
+# records, status and frame uniform, then the ROI record written
+BINDINGS = (
+    Binding("in", name="detections", type="array<f32>"),
+    Binding("in", name="det_status", type="array<u32>"),
+    Binding("const", space="uniform", name="params", type="Params"),
+    Binding("out", name="roi", type="array<vec4<f32>>"),
+)
 
 
 @dataclass(frozen=True)
@@ -263,8 +271,8 @@ class DetectionRoi:
             raise ValueError(f"rotation keypoints out of range for {k} keypoints")
         self.ctx, self.decoder = decoder.ctx, decoder
         self.preprocessor = preprocessor
-        source = render("postprocess_roi.wgsl", frame_px=decoder.record.frame_px,
-                        **rect_params(options))  # fmt: skip
+        source = render_shader("postprocess_roi.wgsl", BINDINGS, frame_px=decoder.record.frame_px,
+                               **rect_params(options))  # fmt: skip
         dev = self.ctx.device
         self.pipeline = compute_pipeline(self.ctx, source, "postprocess_roi")
         usage = wgpu.BufferUsage
@@ -272,11 +280,9 @@ class DetectionRoi:
             size=ROI_BYTES,
             usage=usage.STORAGE | usage.UNIFORM | usage.COPY_SRC | usage.COPY_DST,
         )
-        self.group = bind_group(
-            dev,
-            self.pipeline,
-            [decoder.detections, decoder.status, decoder.params, self.buffer],
-        )
+        resources = {"detections": decoder.detections, "det_status": decoder.status,
+                     "params": decoder.params, "roi": self.buffer}  # fmt: skip
+        self.group = bind_group(dev, self.pipeline, BINDINGS, resources)
         iw, ih = decoder.spec.input_size
         self.set(np.array([[iw, 0, 0], [0, ih, 0]], np.float64), (iw, ih), valid=False)
 

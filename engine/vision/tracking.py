@@ -25,12 +25,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import compute_pipeline, render
+from engine.gpu import Binding, compute_pipeline, render_shader
 from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
 from engine.vision.roi import ROI_BYTES, Rect, RoiOptions, rect_params, roi_from_detection
 
 # face_landmark_landmarks_to_roi.pbtxt: left side of the left eye -> right side of the right
 LANDMARKS_ROI = RoiOptions(start_keypoint=33, end_keypoint=263)
+# The group 0 of each shader, its declarations generated from these (ROI records:
+# roi_rect.wgsl's 96 bytes). postprocess_roi_select.wgsl: the detection's and the tracked
+# ROI in, the chosen one out.
+SELECT_BINDINGS = (
+    Binding("in", name="detected", type="array<vec4<f32>, 6>"),
+    Binding("in", name="tracked", type="array<vec4<f32>, 6>"),
+    Binding("out", name="roi", type="array<vec4<f32>, 6>"),
+)
+# postprocess_landmarks_roi.wgsl: the projected landmarks, their status and the ROI they
+# were found in, then the tracked ROI written.
+UPDATE_BINDINGS = (
+    Binding("in", name="points", type="array<vec4<f32>>"),
+    Binding("in", name="lm_status", type="array<f32>"),
+    Binding("in", name="source_roi", type="array<vec4<f32>>"),
+    Binding("out", name="roi", type="array<vec4<f32>>"),
+)
 
 
 def roi_from_landmarks(points_px, frame_size, options: RoiOptions = LANDMARKS_ROI) -> Rect:
@@ -58,12 +74,10 @@ class RoiTracker:
         dev = self.ctx.device
         self.buffer = zeros_buffer(dev, ROI_BYTES, kind)
         self.track = zeros_buffer(dev, ROI_BYTES, kind)
-        self.select_pipeline = compute_pipeline(
-            self.ctx, render("postprocess_roi_select.wgsl"), "postprocess_roi_select"
-        )
-        self.select_group = bind_group(
-            dev, self.select_pipeline, [detection_roi.buffer, self.track, self.buffer]
-        )
+        source = render_shader("postprocess_roi_select.wgsl", SELECT_BINDINGS)
+        self.select_pipeline = compute_pipeline(self.ctx, source, "postprocess_roi_select")
+        resources = {"detected": detection_roi.buffer, "tracked": self.track, "roi": self.buffer}
+        self.select_group = bind_group(dev, self.select_pipeline, SELECT_BINDINGS, resources)
         self.update_pipeline = self.update_group = None
 
     def attach(self, projector) -> None:
@@ -72,13 +86,13 @@ class RoiTracker:
         opts = self.options
         if not (0 <= opts.start_keypoint < n and 0 <= opts.end_keypoint < n):
             raise ValueError(f"rotation landmarks out of range for {n} landmarks")
-        source = render("postprocess_landmarks_roi.wgsl", n=n, **rect_params(opts))
+        source = render_shader("postprocess_landmarks_roi.wgsl", UPDATE_BINDINGS, n=n,
+                               **rect_params(opts))  # fmt: skip
         self.update_pipeline = compute_pipeline(self.ctx, source, "postprocess_landmarks_roi")
-        points = (projector.points, 0, n * 16)
+        resources = {"points": (projector.points, 0, n * 16), "lm_status": projector.status,
+                     "source_roi": self.buffer, "roi": self.track}  # fmt: skip
         self.update_group = bind_group(
-            self.ctx.device,
-            self.update_pipeline,
-            [points, projector.status, self.buffer, self.track],
+            self.ctx.device, self.update_pipeline, UPDATE_BINDINGS, resources
         )
 
     def reset(self) -> None:

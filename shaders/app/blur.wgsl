@@ -3,9 +3,9 @@
 // samples this small texture with a linear filter. 16x fewer texels than blurring in the
 // fragment shader (which cost ~20 ms a frame on lavapipe for 640x480).
 
-@group(0) @binding(0) var frame: texture_2d<f32>;
-@group(0) @binding(1) var frame_sampler: sampler;
-@group(0) @binding(2) var blurred: texture_storage_2d<rgba8unorm, write>;
+{{ bindings.frame }}
+{{ bindings.frame_sampler }}
+{{ bindings.blurred }}
 
 const TAPS: i32 = 24;
 const RADIUS: f32 = {{ radius }};  // in frame pixels

@@ -5,8 +5,8 @@
 
 struct Params { frame: vec2<f32>, style: u32, _pad: u32 };
 
-@group(0) @binding(0) var<storage, read> detections: array<f32>;
-@group(0) @binding(1) var<uniform> params: Params;
+{{ bindings.detections }}
+{{ bindings.params }}
 
 const K: u32 = {{ num_keypoints }}u;
 const STRIDE: u32 = {{ stride }}u;    // f32 words per record

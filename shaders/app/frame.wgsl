@@ -1,7 +1,7 @@
 // The camera frame over the whole render target: one full-screen triangle.
 
-@group(0) @binding(0) var frame: texture_2d<f32>;
-@group(0) @binding(1) var frame_sampler: sampler;
+{{ bindings.frame }}
+{{ bindings.frame_sampler }}
 
 {% include "app/fullscreen.wgsl" %}
 

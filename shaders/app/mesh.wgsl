@@ -5,7 +5,7 @@
 
 struct Params { frame: vec2<f32>, style: u32, _pad: u32 };
 
-@group(0) @binding(0) var<uniform> params: Params;
+{{ bindings.params }}
 
 const RADIUS: f32 = 1.8;  // frame pixels
 

@@ -16,8 +16,8 @@ struct Roi {
   info: vec4<f32>,  // rotation, valid, frame width, frame height
 };
 
-@group(0) @binding(0) var<storage, read> roi: Roi;
-@group(0) @binding(1) var<storage, read> status: array<f32>;  // (presence, present, valid, 0)
+{{ bindings.roi }}
+{{ bindings.status }}  // (presence, present, valid, 0)
 
 const THICK: f32 = 1.5;
 

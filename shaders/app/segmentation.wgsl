@@ -7,11 +7,11 @@
 
 struct Params { frame_size: vec2<f32>, _pad: vec2<f32> };
 
-@group(0) @binding(0) var frame: texture_2d<f32>;
-@group(0) @binding(1) var frame_sampler: sampler;
-@group(0) @binding(2) var<storage, read> mask: array<vec4<T>>;
-@group(0) @binding(3) var<uniform> params: Params;
-@group(0) @binding(4) var blurred: texture_2d<f32>;  // app/blur.wgsl's output (style 0)
+{{ bindings.frame }}
+{{ bindings.frame_sampler }}
+{{ bindings.mask }}
+{{ bindings.params }}
+{{ bindings.blurred }}  // app/blur.wgsl's output (style 0)
 
 const MASK_W: i32 = {{ mask_w }};
 const MASK_H: i32 = {{ mask_h }};

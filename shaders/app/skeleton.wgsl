@@ -8,13 +8,13 @@
 
 struct Params { frame: vec2<f32>, count: u32, pairs: u32 };
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(3) var<storage, read> colors: array<vec4<f32>>;
+{{ bindings.params }}
+{{ bindings.points }}
+{{ bindings.pairs }}
+{{ bindings.colors }}
 {% if gate is not none %}
 // the whole overlay is shown while word {{ gate }} of this buffer is > 0.5 (a face flag)
-@group(0) @binding(4) var<storage, read> gate: array<f32>;
+{{ bindings.gate }}
 {% endif %}
 
 const THICKNESS: f32 = {{ thickness }};  // frame pixels

@@ -16,12 +16,12 @@ struct Roi {
   info: vec4<f32>,  // rotation, valid, frame width, frame height
 };
 
-@group(0) @binding(0) var<storage, read> landmarks: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read> flag: array<vec4<T>>;
-@group(0) @binding(2) var<uniform> roi: Roi;
-@group(0) @binding(3) var<storage, read_write> points: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> args: array<u32>;
-@group(0) @binding(5) var<storage, read_write> status: array<f32>;
+{{ bindings.landmarks }}
+{{ bindings.flag }}
+{{ bindings.roi }}
+{{ bindings.points }}
+{{ bindings.args }}
+{{ bindings.status }}
 
 const N: u32 = {{ n }}u;
 const DIMS: u32 = {{ dims }}u;

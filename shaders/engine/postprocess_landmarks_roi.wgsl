@@ -4,10 +4,10 @@
 // Reads LandmarkProjector's points (frame pixels) and status, and the ROI they came from
 // (for the frame size); writes the tracking ROI record, valid only when a face was present.
 
-@group(0) @binding(0) var<storage, read> points: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> lm_status: array<f32>;  // presence, present, ...
-@group(0) @binding(2) var<storage, read> source_roi: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> roi: array<vec4<f32>>;
+{{ bindings.points }}
+{{ bindings.lm_status }}  // presence, present, ...
+{{ bindings.source_roi }}
+{{ bindings.roi }}
 
 {% include "roi_rect.wgsl" %}
 

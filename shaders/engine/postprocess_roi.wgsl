@@ -9,10 +9,10 @@ struct Params {
   frame: vec4<f32>,  // (frame width, height, 1 / width, 1 / height)
 };
 
-@group(0) @binding(0) var<storage, read> detections: array<f32>;
-@group(0) @binding(1) var<storage, read> det_status: array<u32>;
-@group(0) @binding(2) var<uniform> params: Params;
-@group(0) @binding(3) var<storage, read_write> roi: array<vec4<f32>>;
+{{ bindings.detections }}
+{{ bindings.det_status }}
+{{ bindings.params }}
+{{ bindings.roi }}
 
 {% include "roi_rect.wgsl" %}
 

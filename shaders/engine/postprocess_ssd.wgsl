@@ -22,13 +22,13 @@ struct Params {
   frame: vec4<f32>,  // (frame width, height, 1 / width, 1 / height) in pixels
 };
 
-@group(0) @binding(0) var<storage, read> regressors: array<vec4<T>>;
-@group(0) @binding(1) var<storage, read> classificators: array<vec4<T>>;
-@group(0) @binding(2) var<storage, read> anchors: array<vec4<f32>>;  // cx, cy, w, h
-@group(0) @binding(3) var<uniform> params: Params;
-@group(0) @binding(4) var<storage, read_write> detections: array<f32>;
-@group(0) @binding(5) var<storage, read_write> status: array<u32>;
-@group(0) @binding(6) var<storage, read_write> args: array<u32>;
+{{ bindings.regressors }}
+{{ bindings.classificators }}
+{{ bindings.anchors }}  // cx, cy, w, h
+{{ bindings.params }}
+{{ bindings.detections }}
+{{ bindings.status }}
+{{ bindings.args }}
 
 const N_ANCHORS: u32 = {{ n_anchors }}u;
 const ROWS: u32 = {{ rows }}u;  // vec4s per PHWC4 slice of the regressors

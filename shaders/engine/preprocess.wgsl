@@ -11,9 +11,9 @@
 
 struct Roi { row0: vec4<f32>, row1: vec4<f32> };  // (m00, m01, m02, _), (m10, m11, m12, _)
 
-@group(0) @binding(0) var frame: texture_2d<f32>;
-@group(0) @binding(1) var<uniform> roi: Roi;
-@group(0) @binding(2) var<storage, read_write> dst: array<vec4<T>>;
+{{ bindings.frame }}
+{{ bindings.roi }}
+{{ bindings.dst }}
 
 const OUT_W: u32 = {{ w }}u;
 const OUT_H: u32 = {{ h }}u;

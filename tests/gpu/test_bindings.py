@@ -13,10 +13,16 @@ from engine.gpu.io import conversion
 from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import Binding, Shape4, render_shader
 from engine.model.importer import load_tflite
-from tests.helpers.files import CORE_MODELS, model_file
+from tests.helpers.files import CORE_MODELS, ROOT, model_file
 
 DECLARATION = re.compile(r"@group\(0\) @binding\((\d+)\) var(<[^>]*>)? (\w+): ")
 WORKGROUP_SIZE = re.compile(r"@workgroup_size\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)")
+
+
+def test_no_template_numbers_a_binding():
+    templates = sorted((ROOT / "shaders").rglob("*.wgsl"))
+    assert len(templates) > 40
+    assert [p.name for p in templates if "@binding(" in p.read_text()] == []
 
 
 def test_declarations():
