@@ -10,7 +10,7 @@ turns a Program into GPU objects.
 4. memory plans per storage kind (storage.plan_storage); with an arena every tensor is a
    range of one buffer, so read-only bindings become read_write (`Dispatch.arena`);
 5. dispatch specs: each GPU op's kernel builds its Dispatch list (template, bindings, work
-   group size and count; the WGSL is rendered when first read),
+   group size and count) and its WGSL is rendered (`render=False`: when first read),
    work groups chosen by the policy (kernels/workgroup_choice.py; "tune" times candidates through
    `timer`, the only step that needs a device).
 
@@ -200,6 +200,7 @@ def compile_graph(
     input_shapes: dict[str, tuple[int, ...]] | None = None,
     timer: TimerFactory | None = None,
     tune_cache=None,
+    render: bool = True,
 ) -> Program:
     """The Program of `graph` (see the module docstring); ModelError when an op has
     neither a GPU nor a CPU kernel, its kernel rejects it, or the program does not fit the
@@ -207,6 +208,8 @@ def compile_graph(
     `timer(graph, textures, texture_tiles)` gives the function that times one dispatch of
     the transformed graph on the device; `tune_cache` remembers the choices. `input_shapes`
     fixes the inputs' dynamic (-1) dimensions (engine/transforms/resize_inputs.py).
+    `render=False` leaves every Dispatch's WGSL unrendered (rendered when its `source` is
+    first read): for callers that read only the dispatches' other facts (engine-latency).
 
     Every stage runs under `_stage`: a failure other than ModelError (a file that passed
     engine/model/validate.py and still breaks a pass or a kernel) becomes a ModelError
@@ -284,8 +287,10 @@ def compile_graph(
             steps.append(CpuStep(i))
             continue
         with _stage(where):
-            built = kernel.build(op, g, ctx)
-        dispatches = tuple(replace(d, arena=arena) for d in built)
+            dispatches = tuple(replace(d, arena=arena) for d in kernel.build(op, g, ctx))
+            if render:  # now, under this op's guard and clock (Dispatch.source keeps it)
+                for d in dispatches:
+                    d.source  # noqa: B018
         steps.append(GpuStep(i, dispatches))
     clock["workgroup_tuning"] = tune_ms[0]
     clock["kernel_codegen"] = time.perf_counter() - t0 - tune_ms[0]

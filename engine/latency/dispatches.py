@@ -161,7 +161,7 @@ def compiled(graph: Graph, profile: AdapterProfile, precision: str = "fp32"):
         ),
     )
     storage = profile.storage.get(precision, "buffer")
-    return compile_graph(graph, CompileOptions(precision, storage), target)
+    return compile_graph(graph, CompileOptions(precision, storage), target, render=False)
 
 
 def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32") -> list:

@@ -91,3 +91,21 @@ def test_dispatches_declare_what_they_bind_at_their_work_group_size(monkeypatch)
             assert tuple(int(x) if x else 1 for x in size) == tuple(d.workgroup_size), d.kernel
     # the helpers' kernels were all there
     assert {"conv1x1", "conv2d", "depthwise", "depthwise_conv1x1", "gemm1x1"} <= kernels
+
+
+def test_compile_renders_under_the_ops_guard_unless_told_not_to(monkeypatch):
+    """A template that fails to render is a ModelError naming the op (compile's guard);
+    with render=False (engine-latency) no shader is rendered at all."""
+    from engine.errors import ModelError
+    from engine.gpu.kernels import base
+
+    graph = load_tflite(model_file(CORE_MODELS[0]))
+
+    def broken(template, **params):
+        raise RuntimeError(f"{template} is broken")
+
+    monkeypatch.setattr(base, "render", broken)
+    with pytest.raises(ModelError, match=r"op #0 \w+: cannot compile \(RuntimeError: \w+\.wgsl"):
+        compile_graph(graph)
+    program = compile_graph(graph, render=False)
+    assert program.dispatches and not any("source" in vars(d) for d in program.dispatches)
