@@ -37,6 +37,19 @@ def unpack(layout, raw: bytes) -> np.ndarray:
     return hwc.astype(np.float32).reshape(layout.shape)
 
 
+def crop_matrix(rect: Rect, frame_size, size: tuple[int, int],
+                keep_aspect: bool) -> tuple[np.ndarray, tuple[float, ...]]:  # fmt: skip
+    """A crop's frame_from_tensor and letterbox padding for a model input of `size` (w, h):
+    the rect as it is, or grown to the input's aspect (PadRoi) when `keep_aspect`."""
+    fw, fh = frame_size
+    w, h = rect.width * fw, rect.height * fh
+    if not keep_aspect:
+        return rect_matrix(rect, frame_size), NO_PADDING
+    pw, ph = pad_roi(w, h, size)
+    padded = Rect(rect.x_center, rect.y_center, pw / fw, ph / fh, rect.rotation)
+    return rect_matrix(padded, frame_size), letterbox_padding(w, h, size)
+
+
 class RoiModel:
     """One engine, any number of crops per frame (see the module docstring)."""
 
@@ -54,13 +67,7 @@ class RoiModel:
 
     def crop(self, rect: Rect, frame_size) -> tuple[np.ndarray, tuple[float, ...]]:
         """The crop's frame_from_tensor and letterbox padding (ImageToTensorCalculator)."""
-        fw, fh = frame_size
-        w, h = rect.width * fw, rect.height * fh
-        if not self.keep_aspect:
-            return rect_matrix(rect, frame_size), NO_PADDING
-        pw, ph = pad_roi(w, h, self.size)
-        padded = Rect(rect.x_center, rect.y_center, pw / fw, ph / fh, rect.rotation)
-        return rect_matrix(padded, frame_size), letterbox_padding(w, h, self.size)
+        return crop_matrix(rect, frame_size, self.size, self.keep_aspect)
 
     def run(self, view, frame_size, rects: list[Rect]) -> list[tuple[dict, tuple]]:
         """Every crop's outputs {name: array} and padding, in the order of `rects`."""

@@ -4,6 +4,12 @@
   .model_path; a missing file is a ModelError saying `engine-fetch models`)
 - engine options pass through to every Engine: precision, storage, planner, sync (also
   how process() waits), adapter, context, texture_planner, workgroups, transforms, cache_dir
+- backend: "auto" (the default: "xnnpack" on a CPU rasterizer adapter with LiteRT
+  installed, else "webgpu"; engine/vision/backend.py), "webgpu" or "xnnpack" (the models on
+  LiteRT's XNNPACK with `num_threads`, None: every core; pre- and post-processing in
+  numpy/OpenCV: engine/vision/cpu_roi_model.py, solutions/cpu_detector.py; no adapter is
+  opened for it unless `context`/`adapter` is given). `backend` says which runs, and so
+  does every result's `backend`
 - frames: numpy RGB (H, W, 3) uint8 (BGR with bgr=True, or RGBA), or a GPUTexture /
   GPUTextureView of the caller (RGBA-style format); engine/vision/_gpu.FrameInput
 - running mode: "video" (timestamps, when given, must increase; FaceMesh tracks) or
@@ -21,10 +27,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from engine.errors import ModelError
 from engine.gpu import device_guard
+from engine.vision.backend import choose_backend
+from engine.vision.cpu_frames import CpuFrames
+from engine.vision.cpu_roi_model import CpuRoiModel, NoReadback
 from engine.vision.gpu_stage import FrameInput, Readback, release_engine
 
 RUNNING_MODES = ("image", "video")
@@ -68,33 +78,58 @@ class Solution:
 
     def __init__(self, *, running_mode: str = "video", output: str = "numpy",
                  bgr: bool = False, context=None, adapter: str | None = None,
-                 sync: str = "sleep", **engine_options):  # fmt: skip
-        from engine.gpu import check_sync, shared_context
+                 sync: str = "sleep", backend: str = "auto", num_threads: int | None = None,
+                 **engine_options):  # fmt: skip
+        from engine.gpu import adapter_class, check_sync, shared_context
 
         if running_mode not in RUNNING_MODES:
             raise ValueError(f"running_mode must be one of {RUNNING_MODES}, not {running_mode!r}")
         if output not in OUTPUTS:
             raise ValueError(f"output must be one of {OUTPUTS}, not {output!r}")
         self.running_mode, self.output, self.sync = running_mode, output, check_sync(sync)
-        self.ctx = context or shared_context(adapter)
-        self.device = self.ctx.device
+        needs_adapter = backend != "xnnpack" or context is not None or adapter is not None
+        self.ctx = (context or shared_context(adapter)) if needs_adapter else None
+        self.device = self.ctx.device if self.ctx is not None else None
+        self.backend = choose_backend(backend, adapter_class(self.ctx.info) if self.ctx else None)
+        if self.backend == "xnnpack" and output == "gpu" and self.ctx is None:
+            raise ValueError("output='gpu' on the xnnpack backend uploads to an adapter: "
+                             "pass context= or adapter=")  # fmt: skip
+        self.num_threads = num_threads
         self.engine_options = {"sync": sync, **engine_options}
         self.engines: dict[str, object] = {}
-        self.frames = FrameInput(self.device, bgr=bgr)
-        self.readback = Readback(self.device, sync)
+        if self.backend == "xnnpack":
+            self.frames, self.readback = CpuFrames(self.device, bgr=bgr), NoReadback()
+        else:
+            self.frames = FrameInput(self.device, bgr=bgr)
+            self.readback = Readback(self.device, sync)
         self.frame_size: tuple[int, int] | None = None
+        self._last_result = None  # xnnpack: read() gives it
         self._last_ts: int | None = None
         self._closed = False
 
     # --- building ----------------------------------------------------------------------
     def _engine(self, role: str, model, default: str):
+        """The model of `role` on this solution's backend: an Engine or an XnnpackModel."""
         from engine.gpu import Engine
         from engine.model.importer import load_tflite
 
         model = resolve_model(model, default)
+        if self.backend == "xnnpack":
+            from engine.vision.xnnpack import XnnpackModel
+
+            self.engines[role] = XnnpackModel(model, self.num_threads)
+            return self.engines[role]
         graph = model if not isinstance(model, Path) else load_tflite(model)
         self.engines[role] = Engine(graph, context=self.ctx, **self.engine_options)
         return self.engines[role]
+
+    def _roi_model(self, engine, value_range, border: str, keep_aspect: bool):
+        """RoiModel on webgpu, its twin CpuRoiModel on xnnpack."""
+        from engine.vision.roi_model import RoiModel
+
+        if self.backend == "xnnpack":
+            return CpuRoiModel(engine, value_range, border, keep_aspect)
+        return RoiModel(engine, value_range, border, keep_aspect, sync=self.sync)
 
     def prepare(self, frame_size: tuple[int, int]) -> None:
         """Set up for frames of `frame_size` (width, height); a no-op when unchanged."""
@@ -116,12 +151,19 @@ class Solution:
         if self._closed:
             raise RuntimeError(f"{type(self).__name__} is closed")
         self._check_timestamp(timestamp_ms)
-        with device_guard(self.ctx):  # a lost device: DeviceLostError
-            return self._process(frame, timestamp_ms)
+        if self.ctx is None:
+            result = self._process(frame, timestamp_ms)
+        else:
+            with device_guard(self.ctx):  # a lost device: DeviceLostError
+                result = self._process(frame, timestamp_ms)
+        return result if self.backend == "webgpu" else replace(result, backend=self.backend)
 
     def _process(self, frame, timestamp_ms):
         view, size = self.frames(frame)
         self.prepare(size)
+        if self.backend == "xnnpack":
+            self._last_result = self._process_cpu(view, timestamp_ms)
+            return self._last_result
         encoder = self.device.create_command_encoder()
         for _, encode in self._frame_steps(view):
             encode(encoder)
@@ -143,12 +185,25 @@ class Solution:
                 yield self.process(item, round(i * 1000.0 / fps))
 
     def read(self, timestamp_ms: int | None = None):
-        """Read the results of the last submitted frame back (blocks); GPU-resident use."""
+        """Read the results of the last submitted frame back (blocks); GPU-resident use.
+        On xnnpack: the last frame's results (numbers already)."""
+        if self.backend == "xnnpack":
+            return self._last_result
         with device_guard(self.ctx):
             encoder = self.device.create_command_encoder()
             self._encode_readback(encoder)
             self.device.queue.submit([encoder.finish()])
             return self._result(self.readback.read(), timestamp_ms)
+
+    def _cpu_steps(self, frame) -> list[Step]:
+        """steps() on xnnpack: process() the frame (a texture is read back, CpuFrames) when
+        the encoder is recorded; output="gpu" uploads the results into `gpu`'s buffers."""
+        return [("inference", lambda _encoder: self.process(frame))]
+
+    def _process_cpu(self, image, timestamp_ms):
+        """The result of one RGB frame on the xnnpack backend (solutions that use the
+        base's process())."""
+        raise NotImplementedError
 
     def _frame_steps(self, view) -> list[Step]:
         """The steps process() records (FaceMesh leaves the detector out while tracking)."""
@@ -179,11 +234,13 @@ class Solution:
         if self._closed:
             return
         self._closed = True
-        for engine in self.engines.values():
-            release_engine(engine)
+        self.frames.destroy()
         for buf in self._owned_buffers():
             buf.destroy()
-        self.frames.destroy()
+        if self.backend == "xnnpack":
+            return
+        for engine in self.engines.values():
+            release_engine(engine)
         self.readback.destroy()
 
     def _owned_buffers(self) -> list:

@@ -22,6 +22,8 @@ from engine.vision.detections import SsdDecoder
 from engine.vision.image_to_tensor import letterbox_matrix
 from engine.vision.preprocess import Preprocessor
 from engine.vision.solutions.base import Solution, Step, manifest_entry
+from engine.vision.solutions.cpu_detector import CpuDetector
+from engine.vision.solutions.cpu_upload import DetectionBuffers
 from engine.vision.solutions.results import Detection, FaceDetectorResult
 from engine.vision.ssd_spec import SsdSpec
 
@@ -52,9 +54,20 @@ def detector_spec(model, engine, min_score: float) -> SsdSpec:
     if entry is not None and entry.postprocess.get("kind") == "ssd":
         spec = SsdSpec.from_manifest(entry.postprocess)
     else:
-        _, h, w, _ = engine.tensor_layout(input_name(engine)).phwc4
-        spec = SsdSpec(input_size=(w, h))
+        g = engine.graph
+        _, h, w, _ = g.tensors[g.inputs[0]].shape
+        spec = SsdSpec(input_size=(int(w), int(h)))
     return replace(spec, min_score=float(min_score))
+
+
+def detector_stages(solution, engine, spec: SsdSpec, max_detections: int = 16,
+                    value_range: tuple[float, float] = VALUE_RANGE, border: str = BORDER):  # fmt: skip
+    """The detector of `solution` on its backend: DetectorStages on webgpu, its twin
+    CpuDetector (solutions/cpu_detector.py) on xnnpack."""
+    if solution.backend == "xnnpack":
+        names = ssd_outputs(engine)
+        return CpuDetector(engine, spec, names, max_detections, value_range, border)
+    return DetectorStages(engine, spec, max_detections, value_range, border)
 
 
 class DetectorStages:
@@ -69,9 +82,23 @@ class DetectorStages:
                                   max_detections=max_detections)  # fmt: skip
 
     def configure(self, frame_size: tuple[int, int]) -> None:
-        m = letterbox_matrix(frame_size, self.spec.input_size)
-        self.pre.set_roi(m)
-        self.decoder.set_frame_transform(m, frame_size)
+        self.set_transform(letterbox_matrix(frame_size, self.spec.input_size), frame_size)
+
+    def set_transform(self, frame_from_tensor: np.ndarray, frame_size) -> None:
+        """The crop the detector sees (normalised tensor -> frame pixels) and the frame size."""
+        self.pre.set_roi(frame_from_tensor)
+        self.decoder.set_frame_transform(frame_from_tensor, frame_size)
+
+    def detect(self, view, readback) -> tuple[Detection, ...]:
+        """The detector alone on `view`: one submit, its records read back through
+        `readback` (add_readback's), parsed."""
+        device = self.engine.ctx.device
+        encoder = device.create_command_encoder()
+        for _, encode in self.steps(view):
+            encode(encoder)
+        readback.encode(encoder, names=("det_status", "det_records"))
+        device.queue.submit([encoder.finish()])
+        return self.parse(readback.read())
 
     def steps(self, view) -> list[Step]:
         return [
@@ -121,12 +148,15 @@ class FaceDetector(Solution):
         engine = self._engine("detection", model, DETECTOR_MODEL)
         spec = detector_spec(model or DETECTOR_MODEL + ".tflite", engine,
                              min_detection_confidence)  # fmt: skip
-        self.stages = DetectorStages(engine, spec, max_detections)
+        self.stages = detector_stages(self, engine, spec, max_detections)
         self.stages.add_readback(self.readback)
+        self.uploaded = None  # xnnpack with output="gpu": the detections uploaded
+        if self.backend == "xnnpack" and self.output == "gpu":
+            self.uploaded = DetectionBuffers(self.device, spec.num_keypoints, max_detections)
 
     @property
     def gpu(self) -> SsdDecoder:
-        return self.stages.decoder
+        return self.uploaded if self.backend == "xnnpack" else self.stages.decoder
 
     @property
     def num_keypoints(self) -> int:
@@ -136,7 +166,15 @@ class FaceDetector(Solution):
         self.stages.configure(frame_size)
 
     def steps(self, frame_view) -> list[Step]:
+        if self.backend == "xnnpack":
+            return self._cpu_steps(frame_view)
         return self.stages.steps(frame_view)
+
+    def _process_cpu(self, image, timestamp_ms) -> FaceDetectorResult:
+        detections = self.stages.detect(image)
+        if self.uploaded is not None:
+            self.uploaded.write(detections)
+        return FaceDetectorResult(detections, self.frame_size, timestamp_ms, gpu=self.uploaded)
 
     def _result(self, data, timestamp_ms) -> FaceDetectorResult:
         return FaceDetectorResult(self.stages.parse(data), self.frame_size, timestamp_ms)
@@ -145,4 +183,5 @@ class FaceDetector(Solution):
         return FaceDetectorResult(None, self.frame_size, timestamp_ms, gpu=self.gpu)
 
     def _owned_buffers(self) -> list:
-        return self.stages.owned_buffers()
+        uploaded = self.uploaded.buffers() if self.uploaded is not None else []
+        return [*self.stages.owned_buffers(), *uploaded]

@@ -44,12 +44,12 @@ from engine.vision.landmarks import (
 )
 from engine.vision.preprocess import Preprocessor
 from engine.vision.roi import FACE_MESH_ROI, DetectionRoi, Rect, roi_from_detection
-from engine.vision.roi_model import RoiModel
 from engine.vision.solutions.base import Solution, Step
+from engine.vision.solutions.cpu_upload import FaceMeshBuffers
 from engine.vision.solutions.face_detector import (
     DETECTOR_MODEL,
-    DetectorStages,
     detector_spec,
+    detector_stages,
     input_name,
 )
 from engine.vision.solutions.results import FaceLandmarks, FaceMeshResult
@@ -96,33 +96,48 @@ class FaceMesh(Solution):
         det_engine = self._engine("detection", detector_model, DETECTOR_MODEL)
         spec = detector_spec(detector_model or DETECTOR_MODEL + ".tflite", det_engine,
                              min_detection_confidence)  # fmt: skip
-        self.detector = DetectorStages(det_engine, spec, max_detections)
+        self.detector = detector_stages(self, det_engine, spec, max_detections)
         lm = self.lm_engine = self._engine("landmarks", landmark_model, LANDMARK_MODEL)
+        self.tracking = self.running_mode == "video"
+        self._present = False  # the last frame read back had a face: skip the detector
+        self._ran_detector = True
+        if self.backend == "webgpu":
+            self._gpu_stages(lm, min_tracking_confidence)
+        self.max_num_faces, self.min_tracking_confidence = max_num_faces, min_tracking_confidence
+        self.crops = self.uploaded = None
+        # xnnpack: the ROIs are decided on the CPU for one face as for several
+        if max_num_faces > 1 or self.backend == "xnnpack":
+            if max_num_faces > 1 and self.output != "numpy":
+                raise ValueError("output='gpu' tracks one face: max_num_faces=1")
+            self.crops = self._roi_model(lm, VALUE_RANGE, BORDER, keep_aspect=False)
+            self.lm_names = landmark_outputs(lm)
+        if self.backend == "xnnpack" and self.output == "gpu":
+            g = lm.graph
+            num_points = int(np.prod(g.tensors[g.outputs[0]].shape)) // 3
+            self.uploaded = FaceMeshBuffers(self.device, num_points, spec.num_keypoints,
+                                            max_detections)  # fmt: skip
+        self._tracked: list[Rect] = []  # several faces: the next frame's ROIs
+
+    def _gpu_stages(self, lm, min_tracking_confidence: float) -> None:
+        """One face on the GPU: the detection ROI, the tracker, the landmark projection."""
         self.lm_pre = Preprocessor(lm, input_name(lm), VALUE_RANGE, border=BORDER)
         self.detection_roi = DetectionRoi(self.detector.decoder)
         self.tracker = RoiTracker(self.detection_roi, self.lm_pre)
         self.projector = LandmarkProjector(lm, self.tracker, threshold=min_tracking_confidence,
                                            input_name=input_name(lm))  # fmt: skip
         self.tracker.attach(self.projector)
-        self.tracking = self.running_mode == "video"
-        self._present = False  # the last frame read back had a face: skip the detector
-        self._ran_detector = True
         p = self.projector
         self.readback.add("status", p.status, 0, 16)
         self.readback.add("points", p.points)
         self.readback.add("roi", self.tracker.buffer)
         self.detector.add_readback(self.readback)
-        self.max_num_faces, self.min_tracking_confidence = max_num_faces, min_tracking_confidence
-        self.crops = None
-        if max_num_faces > 1:
-            if self.output != "numpy":
-                raise ValueError("output='gpu' tracks one face: max_num_faces=1")
-            self.crops = RoiModel(lm, VALUE_RANGE, BORDER, keep_aspect=False, sync=self.sync)
-            self.lm_names = landmark_outputs(lm)
-        self._tracked: list[Rect] = []  # several faces: the next frame's ROIs
 
     @property
     def gpu(self) -> FaceMeshGpu:
+        if self.backend == "xnnpack":
+            u = self.uploaded
+            return FaceMeshGpu(u.points, u.num_points, u.norm_offset, u.status, u.args, u.roi,
+                               u.detections)  # fmt: skip
         p = self.projector
         return FaceMeshGpu(p.points, p.num_points, p.norm_offset, p.status, p.args,
                            self.tracker.buffer, self.detector.decoder)  # fmt: skip
@@ -134,7 +149,8 @@ class FaceMesh(Solution):
         self._last_ts = None
 
     def _forget(self) -> None:
-        self.tracker.reset()
+        if self.backend == "webgpu":
+            self.tracker.reset()
         self._present = False
         self._tracked = []
 
@@ -143,6 +159,8 @@ class FaceMesh(Solution):
         self._forget()  # another frame size: the tracked ROI means nothing
 
     def steps(self, frame_view) -> list[Step]:
+        if self.backend == "xnnpack":
+            return self._cpu_steps(frame_view)
         return self.detector.steps(frame_view) + self._landmark_steps(frame_view)
 
     def _frame_steps(self, view) -> list[Step]:
@@ -189,15 +207,12 @@ class FaceMesh(Solution):
                 faces.append(face)
         if self.tracking:
             self._tracked = [roi_from_landmarks(f.landmarks_px, size) for f in faces]
-        return FaceMeshResult(tuple(faces), detections, size, timestamp_ms)
+        if self.uploaded is not None:
+            self.uploaded.write(faces[0] if faces else None, detections, size)
+        return FaceMeshResult(tuple(faces), detections, size, timestamp_ms, gpu=self.uploaded)
 
     def _detect(self, view):
-        encoder = self.device.create_command_encoder()
-        for _, encode in self.detector.steps(view):
-            encode(encoder)
-        self.readback.encode(encoder, names=("det_status", "det_records"))
-        self.device.queue.submit([encoder.finish()])
-        return self.detector.parse(self.readback.read())
+        return self.detector.detect(view, self.readback)
 
     def _face_from(self, out, rect: Rect, size, tracked: bool) -> FaceLandmarks | None:
         lm_name, flag_name = self.lm_names
@@ -249,6 +264,8 @@ class FaceMesh(Solution):
         super().close()
 
     def _owned_buffers(self) -> list:
+        if self.backend == "xnnpack":
+            return self.uploaded.buffers() if self.uploaded is not None else []
         p, t = self.projector, self.tracker
         crops = self.crops.owned_buffers() if self.crops is not None else []
         return [*self.detector.owned_buffers(), self.lm_pre.roi, self.detection_roi.buffer,

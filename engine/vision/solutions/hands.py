@@ -52,9 +52,8 @@ from engine.vision.roi import (
     roi_from_detection,
     transform_rect,
 )
-from engine.vision.roi_model import RoiModel
 from engine.vision.solutions.base import Solution
-from engine.vision.solutions.face_detector import DetectorStages, detector_spec
+from engine.vision.solutions.face_detector import detector_spec, detector_stages
 from engine.vision.solutions.results import Classification, HandLandmarks, HandsResult
 from engine.vision.tracking import associate_rects
 
@@ -117,12 +116,11 @@ class Hands(Solution):
         palm = self._engine("palm_detection", palm_model, palm_default)
         spec = detector_spec(palm_model or palm_default + ".tflite", palm,
                              min_detection_confidence)  # fmt: skip
-        self.detector = DetectorStages(palm, spec, max_detections, PALM_RANGE, PALM_BORDER)
+        self.detector = detector_stages(self, palm, spec, max_detections, PALM_RANGE, PALM_BORDER)
         self.detector.add_readback(self.readback)
         hand = self._engine("hand_landmark", landmark_model, LANDMARK_MODELS[model_complexity])
         self.outputs = hand_outputs(hand)
-        self.crops = RoiModel(hand, LANDMARK_RANGE, LANDMARK_BORDER, keep_aspect=True,
-                              sync=self.sync)  # fmt: skip
+        self.crops = self._roi_model(hand, LANDMARK_RANGE, LANDMARK_BORDER, keep_aspect=True)
         self.tracking = self.running_mode == "video"
         self._tracked: list[Rect] = []  # the next frame's ROIs from this frame's hands
 
@@ -157,12 +155,7 @@ class Hands(Solution):
         return HandsResult(tuple(hands), palms, size, timestamp_ms)
 
     def _detect_palms(self, view):
-        encoder = self.device.create_command_encoder()
-        for _, encode in self.detector.steps(view):
-            encode(encoder)
-        self.readback.encode(encoder, names=("det_status", "det_records"))
-        self.device.queue.submit([encoder.finish()])
-        return self.detector.parse(self.readback.read())
+        return self.detector.detect(view, self.readback)
 
     def _hand(self, out, padding, rect: Rect, size, tracked: bool) -> HandLandmarks | None:
         decoded = decode_hand(out, padding, rect, self.outputs, self.crops.size,

@@ -54,9 +54,8 @@ from engine.vision.roi import (
     rect_matrix,
     transform_rect,
 )
-from engine.vision.roi_model import RoiModel
 from engine.vision.solutions.base import Solution
-from engine.vision.solutions.face_detector import DetectorStages, detector_spec
+from engine.vision.solutions.face_detector import detector_spec, detector_stages
 from engine.vision.solutions.hands import LANDMARK_MODELS as HAND_MODELS
 from engine.vision.solutions.hands import decode_hand, hand_outputs
 from engine.vision.solutions.pose import Pose
@@ -83,6 +82,7 @@ class HolisticResult:
     rois: dict  # the crops each part's model saw: "left", "right", "face" -> Rect
     image_size: tuple[int, int]
     timestamp_ms: int | None = None
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
 
     @property
     def pose_landmarks(self) -> np.ndarray | None:
@@ -125,19 +125,21 @@ class Holistic(Solution):
             enable_segmentation=enable_segmentation, smooth_segmentation=smooth_segmentation,
             min_detection_confidence=min_detection_confidence,
             min_tracking_confidence=min_tracking_confidence, context=self.ctx,
-            **{k: v for k, v in engine_options.items() if k not in ("context", "adapter")},
+            backend=self.backend, num_threads=self.num_threads,
+            **{k: v for k, v in engine_options.items()
+               if k not in ("context", "adapter", "backend", "num_threads")},
         )  # fmt: skip
         recrop = self._engine("hand_recrop", None, RECROP_MODEL)
         hand = self._engine("hand_landmark", None, HAND_MODELS[1])  # always the full model
         face_detector = self._engine("face_detection", None, FACE_DETECTOR)
         face = self._engine("face_landmark", None, FACE_MODEL)
-        self.recrops = RoiModel(recrop, (0.0, 1.0), "replicate", keep_aspect=True, sync=self.sync)
-        self.hands = RoiModel(hand, (0.0, 1.0), "replicate", keep_aspect=True, sync=self.sync)
+        self.recrops = self._roi_model(recrop, (0.0, 1.0), "replicate", keep_aspect=True)
+        self.hands = self._roi_model(hand, (0.0, 1.0), "replicate", keep_aspect=True)
         self.hand_names = hand_outputs(hand)
         spec = detector_spec(FACE_DETECTOR + ".tflite", face_detector, 0.5)
-        self.face_detector = DetectorStages(face_detector, spec)
+        self.face_detector = detector_stages(self, face_detector, spec)
         self.face_detector.add_readback(self.readback)
-        self.faces = RoiModel(face, (0.0, 1.0), "replicate", keep_aspect=False, sync=self.sync)
+        self.faces = self._roi_model(face, (0.0, 1.0), "replicate", keep_aspect=False)
         self.face_names = face_landmark_outputs(face)
         self._previous: dict[str, np.ndarray] = {}  # part -> last frame's landmarks
 
@@ -195,14 +197,8 @@ class Holistic(Solution):
         rect = transform_rect(detection_rect(landmarks_box(points), points, size,
                                              FACE_FROM_POSE_ROI), size, FACE_FROM_POSE_ROI)  # fmt: skip
         m = self._padded_matrix(rect, size, self.face_detector.spec.input_size)
-        self.face_detector.pre.set_roi(m)
-        self.face_detector.decoder.set_frame_transform(m, size)
-        encoder = self.device.create_command_encoder()
-        for _, encode in self.face_detector.steps(view):
-            encode(encoder)
-        self.readback.encode(encoder, names=("det_status", "det_records"))
-        self.device.queue.submit([encoder.finish()])
-        detections = self.face_detector.parse(self.readback.read())
+        self.face_detector.set_transform(m, size)
+        detections = self.face_detector.detect(view, self.readback)
         if not detections:
             return None
         kps = detections[0].keypoints  # USE_KEYPOINTS: the box of the keypoints

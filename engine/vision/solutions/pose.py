@@ -53,10 +53,9 @@ from engine.vision.landmarks import (
     remove_letterbox,
 )
 from engine.vision.roi import POSE_ROI, Rect, alignment_rect, invert_affine, transform_rect
-from engine.vision.roi_model import RoiModel
 from engine.vision.smoothing import LandmarksSmoother, VisibilitySmoother, smooth_mask
 from engine.vision.solutions.base import Solution
-from engine.vision.solutions.face_detector import DetectorStages, detector_spec
+from engine.vision.solutions.face_detector import detector_spec, detector_stages
 from engine.vision.solutions.results import PoseResult
 
 DETECTOR_MODEL = "pose_detection"
@@ -127,14 +126,13 @@ class Pose(Solution):
         detector = self._engine("pose_detection", detector_model, DETECTOR_MODEL)
         spec = detector_spec(detector_model or DETECTOR_MODEL + ".tflite", detector,
                              min_detection_confidence)  # fmt: skip
-        self.detector = DetectorStages(detector, spec, max_detections, DETECTOR_RANGE,
+        self.detector = detector_stages(self, detector, spec, max_detections, DETECTOR_RANGE,
                                        DETECTOR_BORDER)  # fmt: skip
         self.detector.add_readback(self.readback)
         model = LANDMARK_MODELS.get(model_complexity, LANDMARK_MODELS[1])
         landmarks = self._engine("pose_landmark", landmark_model, model)
         self.outputs = pose_outputs(landmarks)
-        self.crops = RoiModel(landmarks, LANDMARK_RANGE, LANDMARK_BORDER, keep_aspect=True,
-                              sync=self.sync)  # fmt: skip
+        self.crops = self._roi_model(landmarks, LANDMARK_RANGE, LANDMARK_BORDER, keep_aspect=True)
         self._new_filters()
 
     def _new_filters(self) -> None:
@@ -223,12 +221,7 @@ class Pose(Solution):
         return (r.width * size[0] + r.height * size[1]) / 2
 
     def _detect(self, view):
-        encoder = self.device.create_command_encoder()
-        for _, encode in self.detector.steps(view):
-            encode(encoder)
-        self.readback.encode(encoder, names=("det_status", "det_records"))
-        self.device.queue.submit([encoder.finish()])
-        return self.detector.parse(self.readback.read())
+        return self.detector.detect(view, self.readback)
 
     def _mask(self, logits, rect: Rect, padding, size) -> np.ndarray:
         """The crop's mask warped back into the frame (WarpAffineCalculator, BORDER_ZERO),

@@ -3,7 +3,8 @@
 Coordinates come twice: in frame pixels (`*_px`) and normalised by the frame size
 (x / width, y / height; MediaPipe's convention, z / width for landmarks). Boxes are
 (xmin, ymin, xmax, ymax). With `output="gpu"` the numpy fields are None and `gpu` holds the
-buffers the results live in (valid until the next `process()` is submitted).
+buffers the results live in (valid until the next `process()` is submitted). `backend` says
+which backend ran the models (engine/vision/backend.py).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class FaceDetectorResult:
     image_size: tuple[int, int]  # (width, height)
     timestamp_ms: int | None = None
     gpu: object = None  # FaceDetector.gpu: the records, count and draw args on the GPU
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class FaceMeshResult:
     image_size: tuple[int, int]
     timestamp_ms: int | None = None
     gpu: object = None  # FaceMesh.gpu: points, status, ROI buffers
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
 
     @property
     def multi_face_landmarks(self) -> list[np.ndarray]:
@@ -74,6 +77,7 @@ class SegmentationResult:
     image_size: tuple[int, int]
     timestamp_ms: int | None = None
     gpu: object = None  # SelfieSegmenter.gpu: the model-resolution mask on the GPU
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
 
     @property
     def segmentation_mask(self) -> np.ndarray | None:
@@ -110,6 +114,7 @@ class HandsResult:
     image_size: tuple[int, int]
     timestamp_ms: int | None = None
     gpu: object = None
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
 
     @property
     def multi_hand_landmarks(self) -> list[np.ndarray] | None:
@@ -142,6 +147,7 @@ class PoseResult:
     image_size: tuple[int, int]
     timestamp_ms: int | None = None
     gpu: object = None
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
 
     @property
     def pose_landmarks(self) -> np.ndarray | None:

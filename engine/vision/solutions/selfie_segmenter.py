@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.vision.image_to_tensor import stretch_matrix
+from engine.vision.image_to_tensor import stretch_matrix, warp_to_tensor
 from engine.vision.preprocess import Preprocessor
 from engine.vision.solutions.base import Solution, Step
+from engine.vision.solutions.cpu_upload import MaskBuffer
 from engine.vision.solutions.face_detector import input_name
 from engine.vision.solutions.results import SegmentationResult
 
@@ -37,13 +38,19 @@ class SelfieSegmenter(Solution):
             raise ValueError(f"model_selection must be one of {list(MODELS)}")
         super().__init__(**options)
         engine = self.engine = self._engine("segmentation", model, MODELS[model_selection])
-        self.pre = Preprocessor(engine, input_name(engine), VALUE_RANGE, border=BORDER)
         g = engine.graph
         (out,) = [g.tensors[t].name for t in g.outputs]
-        self.mask = engine.tensor_layout(out)
-        b, h, w, c = self.mask.phwc4
+        b, h, w, c = g.tensors[g.outputs[0]].shape
         if (b, c) != (1, 1):
-            raise ValueError(f"output {self.mask.shape}: expected a mask [1, H, W, 1]")
+            raise ValueError(
+                f"output {g.tensors[g.outputs[0]].shape}: expected a mask [1, H, W, 1]"
+            )
+        self.output_name = out
+        if self.backend == "xnnpack":  # output="gpu": the mask uploaded where draws read it
+            self.mask = MaskBuffer.create(self.device, h, w) if self.output == "gpu" else None
+            return
+        self.pre = Preprocessor(engine, input_name(engine), VALUE_RANGE, border=BORDER)
+        self.mask = engine.tensor_layout(out)
         lay = self.mask
         self.readback.add("mask", lay.buffer, lay.offset, lay.size)
 
@@ -53,9 +60,12 @@ class SelfieSegmenter(Solution):
         return self.mask
 
     def _configure(self, frame_size) -> None:
-        self.pre.set_roi(stretch_matrix(frame_size))
+        if self.backend == "webgpu":
+            self.pre.set_roi(stretch_matrix(frame_size))
 
     def steps(self, frame_view) -> list[Step]:
+        if self.backend == "xnnpack":
+            return self._cpu_steps(frame_view)
         return [
             ("preprocess", lambda enc: self.pre.encode(enc, frame_view)),
             ("inference", self.engine.encode),
@@ -66,6 +76,17 @@ class SelfieSegmenter(Solution):
         _, h, w, _ = self.mask.phwc4
         dtype = np.float16 if self.mask.precision == "fp16" else np.float32
         return np.frombuffer(data, dtype).reshape(h, w, 4)[:, :, 0].astype(np.float32)
+
+    def _process_cpu(self, image, timestamp_ms) -> SegmentationResult:
+        import cv2
+
+        size = self.engine.input_size
+        tensor = warp_to_tensor(image, stretch_matrix(self.frame_size), size, VALUE_RANGE, BORDER)
+        small = self.engine.run(tensor)[self.output_name].reshape(size[1], size[0])
+        if self.mask is not None:
+            self.mask.write(self.device, small)
+        mask = cv2.resize(small, self.frame_size, interpolation=cv2.INTER_LINEAR)
+        return SegmentationResult(mask, self.frame_size, timestamp_ms, gpu=self.mask)
 
     def _result(self, data, timestamp_ms) -> SegmentationResult:
         import cv2
@@ -78,4 +99,6 @@ class SelfieSegmenter(Solution):
         return SegmentationResult(None, self.frame_size, timestamp_ms, gpu=self.gpu)
 
     def _owned_buffers(self) -> list:
+        if self.backend == "xnnpack":
+            return [self.mask.buffer] if self.mask is not None else []
         return [self.pre.roi]
