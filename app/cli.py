@@ -168,6 +168,7 @@ def _headless(args, ctx, specs, effect, source, hud_on, info, stop: StopSignals)
     pipeline = make_pipeline(args, ctx, specs, effect, source.size, fmt, echo=not args.no_progress)
     hud = Hud(ctx.device, fmt, source.size, adapter=ctx.name) if hud_on else None
     info["style"] = pipeline.effect.style_name
+    info["backend"] = pipeline.effect.backend_ran
     stop.check()
     stop.stage = "running"
     output = args.output or DEFAULT_OUTPUT

@@ -204,6 +204,6 @@ def format_report(summary: dict) -> str:
                     f"(not decodable): {ranges}")  # fmt: skip
     if summary.get("concealed_frames"):
         head.append(f"{summary['concealed_frames']} frames decoded with errors concealed")
-    keys = ("adapter", "effect", "style", "sync", "precision")
+    keys = ("adapter", "backend", "effect", "style", "sync", "precision")
     head.append(", ".join(f"{k} {summary[k]}" for k in keys if k in summary))
     return "\n".join(head + [format_summary(summary)])

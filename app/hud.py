@@ -173,7 +173,7 @@ class Hud:
         imgui.set_next_window_size_constraints((WIDTH, 0), (WIDTH, 10_000))
         imgui.begin(f"ar-demo (h, d: {self.dock})###hud", None, flags)
         imgui.text_disabled(self.adapter[:34])
-        imgui.text(f"{eff.name}/{eff.style_name}  {eff.precision}")
+        imgui.text(f"{eff.name}/{eff.style_name}  {eff.precision}  {eff.backend_ran}")
         imgui.text_disabled(f"{eff.kernels} kernels")
         imgui.text_colored(GREEN, _headline(tl))
         imgui.set_item_tooltip(HEADLINE_HELP)

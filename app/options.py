@@ -114,6 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="storage precision of tensors on the GPU (fp16 needs shader-f16)",
     )
     p.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "webgpu", "xnnpack"),
+        help="where the models run: webgpu (the engine on the adapter), xnnpack (LiteRT on the "
+        "CPU cores: the frame read back, the results uploaded for the overlay) or auto "
+        "(xnnpack when the adapter is a CPU rasterizer such as lavapipe, else webgpu); the "
+        "HUD and --stats say which ran",
+    )
+    p.add_argument(
         "--kernels",
         choices=KERNEL_MODES,
         help="staged (the window's default): the first frames run the compact kernel set, "

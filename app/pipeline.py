@@ -49,7 +49,8 @@ from engine.gpu import (
 class FramePipeline:
     def __init__(self, ctx, specs, effect: str, frame_size: tuple[int, int], target_format: str,
                  *, sync: str = "sleep", precision: str = "fp32", planner: str | None = None,
-                 storage: str = "auto", kernels: str = "optimized", gpu_timing: bool = True,
+                 storage: str = "auto", kernels: str = "optimized", backend: str = "auto",
+                 gpu_timing: bool = True,
                  results: str | None = None, style: int = 0, build: bool = True,
                  status: BuildStatus | None = None):  # fmt: skip
         if sync not in SYNC_MODES:
@@ -67,7 +68,8 @@ class FramePipeline:
         self.staged_switch: Build | None = None  # that switch while it runs
         self.queued: dict | None = None  # a switch asked for meanwhile (switch())
         self.options = {"precision": precision, "planner": planner, "storage": storage,
-                        "kernels": "compact" if self.staged else kernels}  # fmt: skip
+                        "kernels": "compact" if self.staged else kernels,
+                        "backend": backend}  # fmt: skip
         self.uploader = FrameUploader(self.device, frame_size)
         self.effect = None  # until set_effect(): build=False builds it elsewhere
         self.switching: Build | None = None  # a background rebuild (switch())
@@ -118,7 +120,8 @@ class FramePipeline:
         is waited for: nothing of it is in flight)."""
         old, self.effect = self.effect, effect
         self.options = {"precision": effect.precision, "planner": effect.planner,
-                        "storage": effect.storage, "kernels": effect.kernels}  # fmt: skip
+                        "storage": effect.storage, "kernels": effect.kernels,
+                        "backend": effect.backend}  # fmt: skip
         flag = effect.face_flag
         if flag is not None and self.faces is None:
             self.faces = FaceTally(self.device, flag)
@@ -126,6 +129,8 @@ class FramePipeline:
             self.faces.src = flag[0]  # the new solution's flag buffer
         if old is not None:
             old.close()
+        if effect.backend_ran == "xnnpack":
+            self.staged = False  # no WGSL kernels to swap in
         if self.staged and effect.kernels == "compact":
             self.switch(kernels="optimized")  # the compact set is in: build the fast one
             self.staged_switch = self.switching
@@ -299,6 +304,7 @@ class FramePipeline:
     # --- figures -----------------------------------------------------------------------
     def transfers(self) -> dict[str, int]:
         eng = [e.stats for e in self.effect.engines.values()]
+        solution = self.effect.solution
         return {
             "frame_uploads": self.uploader.uploads,
             "tensor_readbacks": sum(s.readbacks for s in eng),  # engines' run() readbacks
@@ -308,9 +314,15 @@ class FramePipeline:
             "frame_readbacks": self.frame_readbacks,
             "result_readbacks": self.effect.solution.readback_maps,
             "face_tally_readbacks": self.faces.readbacks if self.faces else 0,
+            # xnnpack: the frame read back for the models, results uploaded for the overlay
+            "model_frame_readbacks": getattr(solution.frames, "readbacks", 0),
+            "result_upload_bytes": solution.upload_bytes + self.effect.upload_bytes,
         }
 
     def models_info(self) -> list[dict]:
+        if self.effect.backend_ran == "xnnpack":
+            return [{"name": Path(m.graph.name).stem, "role": role, "backend": "xnnpack",
+                     "threads": m.num_threads} for role, m in self.effect.solution.engines.items()]  # fmt: skip
         out = []
         for role, e in self.effect.engines.items():
             m = e.memory
@@ -337,7 +349,7 @@ def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,
     pipeline = FramePipeline(
         ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
         planner=None if args.planner == "best" else args.planner, storage=args.storage,
-        kernels=args.kernels or default_kernels(args.headless),
+        kernels=args.kernels or default_kernels(args.headless), backend=args.backend,
         results=getattr(args, "results", None), build=build, status=status,
         style=styles.index(args.style) if args.style in styles else 0,
     )  # fmt: skip

@@ -312,7 +312,10 @@ class FrameUploader:
         self.texture = device.create_texture(
             size=(w, h, 1),
             format=self.FORMAT,
-            usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+            # COPY_SRC: the xnnpack backend reads the frame back for its models
+            usage=wgpu.TextureUsage.TEXTURE_BINDING
+            | wgpu.TextureUsage.COPY_DST
+            | wgpu.TextureUsage.COPY_SRC,
             label="camera frame",
         )
         self.view = self.texture.create_view()

@@ -248,6 +248,9 @@ def format_summary(s: dict) -> str:
                      f"wait {v['wait_ms']:.2f} ms, CPU while waiting {v['wait_cpu_ms']:.2f} ms, "
                      f"CPU per frame {v['frame_cpu_ms']:.2f} ms")  # fmt: skip
     for m in s.get("models", []):
+        if m.get("backend") == "xnnpack":
+            lines.append(f"model {m['name']}: xnnpack (LiteRT), {m['threads']} threads")
+            continue
         mem = m["memory"]
         lines.append(f"model {m['name']}: {m['dispatches']} dispatches, {m['precision']}, memory "
                      f"{mem['strategy']} {mem['total_bytes']:,} B (naive {mem['naive_bytes']:,}, "

@@ -75,11 +75,12 @@ class Effect:
 
     def __init__(self, ctx, specs: list[ModelSpec], frame_size: tuple[int, int],
                  target_format: str, precision: str = "fp32", planner: str | None = None,
-                 storage: str = "auto", kernels: str = "optimized"):  # fmt: skip
+                 storage: str = "auto", kernels: str = "optimized", backend: str = "auto"):  # fmt: skip
         self.ctx, self.device = ctx, ctx.device
         self.specs, self.frame_size, self.target_format = specs, frame_size, target_format
         self.precision, self.planner, self.storage = precision, planner, storage
         self.kernels = kernels  # the engines' kernel set (engine/gpu/compile.py KERNEL_SETS)
+        self.backend = backend  # asked for; `backend_ran`: what the solution chose
         self.style = 0
         self.engines: dict[str, object] = {}
         self.solution = None
@@ -93,7 +94,8 @@ class Effect:
         self.planner, old = planner, self.solution
         self.build()
         self.solution.prepare(self.frame_size)
-        self.engines = self.solution.engines
+        # the GPU engines (warm-up, memory plans, planner switches): none on xnnpack
+        self.engines = self.solution.engines if self.backend_ran == "webgpu" else {}
         if old is not None:
             old.close()  # the pipeline waits for every frame: nothing of it is in flight
 
@@ -103,9 +105,21 @@ class Effect:
             self.solution.close()
 
     def solution_options(self) -> dict:
-        """engine.vision solution options: this device, the engine options, no readback."""
+        """engine.vision solution options: this device, the engine options, the backend, no
+        readback (xnnpack: the results uploaded where the draws read them)."""
         return {"context": self.ctx, "precision": self.precision, "planner": self.planner,
-                "storage": self.storage, "kernels": self.kernels, "output": "gpu"}  # fmt: skip
+                "storage": self.storage, "kernels": self.kernels, "output": "gpu",
+                "backend": self.backend}  # fmt: skip
+
+    @property
+    def backend_ran(self) -> str:
+        """The backend the solution runs its models on: "webgpu" or "xnnpack"."""
+        return self.solution.backend
+
+    @property
+    def upload_bytes(self) -> int:
+        """Bytes this effect uploaded from the CPU for its overlay (skeleton points)."""
+        return 0
 
     def spec(self, role: str):
         return next(s for s in self.specs if s.role == role)

@@ -51,6 +51,10 @@ class HandsEffect(Effect):
         self.draw_frame(render_pass, frame_view)
         self.skeletons.draw(render_pass, dots=self.style_name == "skeleton+points")
 
+    @property
+    def upload_bytes(self) -> int:
+        return self.skeletons.uploads
+
     def read_results(self):
         return self.result
 

@@ -66,6 +66,10 @@ class HolisticEffect(Effect):
         for part, skeletons in self.parts.items():
             skeletons.draw(render_pass, dots=dots and part != "face")
 
+    @property
+    def upload_bytes(self) -> int:
+        return sum(s.uploads for s in self.parts.values())
+
     def read_results(self):
         return self.result
 

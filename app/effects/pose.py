@@ -49,6 +49,10 @@ class PoseEffect(Effect):
         self.draw_frame(render_pass, frame_view)
         self.skeletons.draw(render_pass, dots=self.style_name == "skeleton+points")
 
+    @property
+    def upload_bytes(self) -> int:
+        return self.skeletons.uploads
+
     def read_results(self):
         return self.result
 

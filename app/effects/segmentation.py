@@ -90,7 +90,7 @@ class SegmentationEffect(Effect):
             _, mh, mw, _ = self.mask.phwc4
             self._pipelines[self.style] = render_pipeline(
                 self.device, "app/segmentation.wgsl", self.target_format, COMPOSITE_BINDINGS,
-                precision=self.precision, mask_w=mw, mask_h=mh, style=self.style,
+                precision=self.mask.precision, mask_w=mw, mask_h=mh, style=self.style,
             )  # fmt: skip
         return self._pipelines[self.style]
 

@@ -8,8 +8,11 @@ the same clip and cores, passes interleaved (ours, MediaPipe's, ours, ...).
   the other frames as a video; frames/s = frames / seconds, the best and the median pass
 - output: a markdown table (solution, ours, MediaPipe's, ratio) under the stamp line
   (benchmarks/common.py: adapter, load before and after), and JSON
-- usage: python -m benchmarks.vision.speed [--solutions hands,pose,face_mesh,holistic]
-         [--frames 90] [--passes 3] [--json out/solutions_speed.json] [--mp-python PATH]
+- options: --backend auto|webgpu|xnnpack (engine/vision/backend.py; auto: the solutions'
+  default on this adapter, the table says which ran)
+- usage: python -m benchmarks.vision.speed [--solutions hands,pose,face_mesh,holistic,
+         face_detection,selfie_segmentation] [--frames 90] [--passes 3] [--backend auto]
+         [--json out/solutions_speed.json] [--mp-python PATH]
 """
 
 from __future__ import annotations
@@ -49,16 +52,17 @@ def clip_rgb(clip: Path, count: int) -> list[np.ndarray]:
     return frames
 
 
-def our_pass(name: str, frames: list[np.ndarray], ctx) -> float:
+def our_pass(name: str, frames: list[np.ndarray], ctx, backend: str = "auto") -> tuple:
+    """(seconds, the backend that ran) of one pass."""
     import engine.vision as vision
 
     cls, options = OURS[name]
-    with getattr(vision, cls)(context=ctx, **options) as solution:
+    with getattr(vision, cls)(context=ctx, backend=backend, **options) as solution:
         solution.process(frames[0])  # start-up (engines built in the constructor) untimed
         t = time.perf_counter()
         for frame in frames[1:]:
             solution.process(frame)
-        return time.perf_counter() - t
+        return time.perf_counter() - t, solution.backend
 
 
 def mediapipe_pass(python: str, name: str, clip: Path, count: int) -> float:
@@ -69,11 +73,12 @@ def mediapipe_pass(python: str, name: str, clip: Path, count: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--solutions", default="hands,pose,face_mesh,holistic")
+    ap.add_argument("--solutions", default=",".join(OURS))
     ap.add_argument("--frames", type=int, default=90)
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--json", default="out/solutions_speed.json")
     ap.add_argument("--mp-python", default=None, help="the side venv's python (made if absent)")
+    ap.add_argument("--backend", default="auto", choices=("auto", "webgpu", "xnnpack"))
     args = ap.parse_args(argv)
     names = [n for n in args.solutions.split(",") if n]
     unknown = [n for n in names if n not in OURS]
@@ -90,11 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     python = mediapipe_python(args.mp_python)
     bench = Bench(__spec__.name, argv)
     ctx = bench.use(shared_context())
-    rows, doc = [], {"frames": len(frames) - 1, "solutions": {}}
+    rows, doc = [], {"frames": len(frames) - 1, "backend": args.backend, "solutions": {}}
+    ran = set()
     for name in names:
         ours, theirs = [], []
         for _ in range(args.passes):  # interleaved: a neighbour's load hits both alike
-            ours.append(our_pass(name, frames, ctx))
+            seconds, backend = our_pass(name, frames, ctx, args.backend)
+            ours.append(seconds)
+            ran.add(backend)
             theirs.append(mediapipe_pass(python, name, clip, len(frames)))
         n = len(frames) - 1
         fps_ours, fps_mp = n / min(ours), n / min(theirs)
@@ -105,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{fps_ours / fps_mp:.2f}x"])  # fmt: skip
     text = "\n".join([
         f"{len(frames) - 1} frames of {clip.name} per pass, {args.passes} passes each, "
-        f"interleaved; MediaPipe 0.10.14 on the CPU (XNNPACK), ours on {ctx.name}", "",
+        f"interleaved; MediaPipe 0.10.14 on the CPU (XNNPACK), ours on "
+        f"{' and '.join(sorted(ran))} (--backend {args.backend}; adapter {ctx.name})", "",
         *table(["solution", "ours fps (best)", "ours (median)", "MediaPipe fps (best)",
                 "MediaPipe (median)", "ours / MediaPipe"], rows, "lrrrrr"),
     ])  # fmt: skip

@@ -25,7 +25,8 @@ def _headless(tmp_path, models, *extra):
     out, stats = tmp_path / "out.mp4", tmp_path / "stats.json"
     args = [a for m in models for a in ("--model", str(model_file(m)))]
     code = main([*args, "--input", str(sample_clip()), "--headless", "--output", str(out),
-                 "--frames", str(FRAMES), "--stats", str(stats), "--no-progress", *extra])  # fmt: skip
+                 "--frames", str(FRAMES), "--stats", str(stats), "--no-progress",
+                 *extra, *(() if "--backend" in extra else ("--backend", "webgpu"))])  # fmt: skip
     assert code == 0
     summary = json.loads(stats.read_text())
     got = read_video(out)
@@ -35,8 +36,13 @@ def _headless(tmp_path, models, *extra):
     return got, want, summary
 
 
-def test_segmentation_replaces_the_background(tmp_path):
-    got, want, summary = _headless(tmp_path, ["selfie_segmentation"], "--style", "replace")
+@pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
+def test_segmentation_replaces_the_background(tmp_path, backend):
+    if backend == "xnnpack":
+        pytest.importorskip("ai_edge_litert.interpreter")
+    got, want, summary = _headless(tmp_path, ["selfie_segmentation"], "--style", "replace",
+                                   "--backend", backend)  # fmt: skip
+    assert summary["backend"] == backend
     graph = __import__("engine").load_tflite(model_file("selfie_segmentation"))
     for i in CHECKED:
         mask = cv2.resize(
@@ -52,8 +58,18 @@ def test_segmentation_replaces_the_background(tmp_path):
     assert summary["effect"] == "segmentation" and summary["fps"] > 0
 
 
-def test_face_detection_draws_the_box(tmp_path):
-    got, want, _ = _headless(tmp_path, ["face_detection_short_range"], "--style", "box")
+@pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
+def test_face_detection_draws_the_box(tmp_path, backend):
+    if backend == "xnnpack":
+        pytest.importorskip("ai_edge_litert.interpreter")
+    got, want, summary = _headless(tmp_path, ["face_detection_short_range"], "--style", "box",
+                                   "--backend", backend)  # fmt: skip
+    assert summary["backend"] == backend
+    if backend == "xnnpack":  # the frame read back for the model, the records uploaded
+        t = summary["transfers"]
+        assert t["model_frame_readbacks"] == FRAMES + 1  # + the warm-up frame
+        assert t["result_upload_bytes"] > 0 and t["result_readbacks"] == 0
+        assert summary["models"][0]["backend"] == "xnnpack"
     graph = __import__("engine").load_tflite(model_file("face_detection_short_range"))
     for i in CHECKED:
         faces = reference_faces(graph, want[i])
@@ -113,7 +129,7 @@ def test_still_image_planner_and_fp16(tmp_path, planner):
     out = tmp_path / "still.mp4"
     code = main(["--model", str(model_file("selfie_segmentation")), "--input", str(still),
                  "--headless", "--output", str(out), "--frames", "3", "--planner", planner,
-                 "--precision", "fp16", "--no-progress"])  # fmt: skip
+                 "--precision", "fp16", "--no-progress", "--backend", "webgpu"])  # fmt: skip
     assert code == 0 and len(read_video(out)) == 3
 
 

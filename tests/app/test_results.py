@@ -22,7 +22,7 @@ def _run(tmp_path, models, *extra) -> tuple[list[dict], dict]:
     args = [a for m in models for a in ("--model", str(model_file(m)))]
     code = main([*args, "--input", str(sample_clip()), "--headless", "--output", str(out),
                  "--frames", str(FRAMES), "--stats", str(stats), "--results", str(results),
-                 "--no-progress", *extra])  # fmt: skip
+                 "--no-progress", "--backend", "webgpu", *extra])  # fmt: skip
     assert code == 0
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     assert [r["frame"] for r in lines] == list(range(FRAMES))
@@ -42,7 +42,7 @@ def test_face_mesh_results_and_face_counts(tmp_path):
     lines, summary = _run(tmp_path, ["face_detection_short_range", "face_landmark"])
     assert summary["faces"]["frames_with_face"] == FRAMES
     assert summary["faces"]["frames_without_face"] == 0
-    with FaceMesh(context=CTX) as fm:
+    with FaceMesh(context=CTX, backend="webgpu") as fm:
         want = [fm.process(f) for f in _rgb_frames()]
     for line, res in zip(lines, want, strict=True):
         assert line["faces"] == 1 and line["detector_ran"]  # the live path detects always
@@ -57,7 +57,7 @@ def test_face_detection_results(tmp_path):
 
     lines, summary = _run(tmp_path, ["face_detection_short_range"])
     assert summary["faces"]["frames_with_face"] == FRAMES
-    with FaceDetector(context=CTX) as fd:
+    with FaceDetector(context=CTX, backend="webgpu") as fd:
         want = [fd.process(f) for f in _rgb_frames()]
     for line, res in zip(lines, want, strict=True):
         (det,) = line["detections"]
@@ -70,7 +70,7 @@ def test_segmentation_mask_stats(tmp_path):
 
     lines, summary = _run(tmp_path, ["selfie_segmentation"], "--style", "mask")
     assert "frames_with_face" not in summary["faces"]  # no face flag in this effect
-    with SelfieSegmenter(context=CTX) as seg:
+    with SelfieSegmenter(context=CTX, backend="webgpu") as seg:
         want = [seg.process(f).mask for f in _rgb_frames()]
     for line, mask in zip(lines, want, strict=True):
         assert line["mask"]["mean"] == pytest.approx(float(mask.mean()), abs=1e-4)

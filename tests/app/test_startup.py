@@ -17,7 +17,7 @@ def test_headless_prints_startup_progress(tmp_path, capfd):
     stats = tmp_path / "stats.json"
     code = main(["--model", str(model_file("selfie_segmentation")), "--input",
                  str(sample_clip()), "--headless", "--output", str(tmp_path / "out.mp4"),
-                 "--frames", "2", "--stats", str(stats)])  # fmt: skip
+                 "--frames", "2", "--stats", str(stats), "--backend", "webgpu"])  # fmt: skip
     assert code == 0
     err = capfd.readouterr().err
     assert "ar-demo: starting segmentation: selfie_segmentation: planning" in err

@@ -247,6 +247,14 @@ class Solution:
         return []
 
     @property
+    def upload_bytes(self) -> int:
+        """Bytes of results uploaded for output="gpu" on xnnpack (solutions/cpu_upload.py)."""
+        return sum(getattr(b, "uploads", 0) for b in self._uploaders())
+
+    def _uploaders(self) -> list:
+        return []
+
+    @property
     def readback_maps(self) -> int:
         """How many times results were read back (one map each)."""
         return self.readback.maps

@@ -182,6 +182,9 @@ class FaceDetector(Solution):
     def _gpu_result(self, timestamp_ms) -> FaceDetectorResult:
         return FaceDetectorResult(None, self.frame_size, timestamp_ms, gpu=self.gpu)
 
+    def _uploaders(self) -> list:
+        return [self.uploaded] if self.uploaded is not None else []
+
     def _owned_buffers(self) -> list:
         uploaded = self.uploaded.buffers() if self.uploaded is not None else []
         return [*self.stages.owned_buffers(), *uploaded]

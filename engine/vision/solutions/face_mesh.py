@@ -263,6 +263,10 @@ class FaceMesh(Solution):
             self.crops.destroy()
         super().close()
 
+    def _uploaders(self) -> list:
+        u = self.uploaded
+        return [u, u.detections] if u is not None else []
+
     def _owned_buffers(self) -> list:
         if self.backend == "xnnpack":
             return self.uploaded.buffers() if self.uploaded is not None else []

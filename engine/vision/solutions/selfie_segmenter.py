@@ -98,6 +98,9 @@ class SelfieSegmenter(Solution):
     def _gpu_result(self, timestamp_ms) -> SegmentationResult:
         return SegmentationResult(None, self.frame_size, timestamp_ms, gpu=self.gpu)
 
+    def _uploaders(self) -> list:
+        return [self.mask] if self.backend == "xnnpack" and self.mask is not None else []
+
     def _owned_buffers(self) -> list:
         if self.backend == "xnnpack":
             return [self.mask.buffer] if self.mask is not None else []
