@@ -38,6 +38,7 @@ tensor pixel off MediaPipe's, which cost a median face-box IoU of 0.84 against i
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -144,9 +145,17 @@ def image_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tupl
 
 def sample_maps(frame_from_tensor: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, ...]:
     """OpenCV's fixed-point remap maps of the oracle's coordinates: (int16 (h, w, 2) pixel
-    x0, y0; uint16 (h, w) 32 * fy + fx), the coordinates rounded to 1/32 px as above."""
+    x0, y0; uint16 (h, w) 32 * fy + fx), the coordinates rounded to 1/32 px as above.
+    Cached per matrix: a detector's letterbox and a segmenter's stretch repeat every frame
+    (their maps cost about as much as the remap itself)."""
+    key = tuple(np.asarray(frame_from_tensor, np.float64).ravel().tolist())
+    return _sample_maps(key, (int(size[0]), int(size[1])))
+
+
+@lru_cache(maxsize=16)
+def _sample_maps(matrix: tuple[float, ...], size: tuple[int, int]) -> tuple[np.ndarray, ...]:
     w, h = size
-    m = tensor_px_matrix(frame_from_tensor, size)
+    m = tensor_px_matrix(np.array(matrix).reshape(2, 3), size)
     i = np.arange(w, dtype=np.float64)
     j = np.arange(h, dtype=np.float64)[:, None]
     x = np.rint((m[0, 0] * i + (m[0, 1] * j + m[0, 2])) * COORD_STEPS).astype(np.int32)
@@ -155,7 +164,9 @@ def sample_maps(frame_from_tensor: np.ndarray, size: tuple[int, int]) -> tuple[n
     # far outside the frame either way (a border tap): int16 holds the clipped index
     np.clip(x >> 5, -32768, 32767, out=whole[..., 0], casting="unsafe")
     np.clip(y >> 5, -32768, 32767, out=whole[..., 1], casting="unsafe")
-    return whole, ((y & 31) * COORD_STEPS + (x & 31)).astype(np.uint16)
+    fraction = ((y & 31) * COORD_STEPS + (x & 31)).astype(np.uint16)
+    whole.flags.writeable = fraction.flags.writeable = False  # shared by the cache
+    return whole, fraction
 
 
 def warp_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tuple[int, int],
