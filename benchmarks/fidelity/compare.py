@@ -9,7 +9,7 @@
   keypoint pixel error; face mesh landmark pixel error (x, y) over every landmark of every
   frame where both see the face; mask IoU at 0.5; frames where presence differs
 - usage: python -m benchmarks.fidelity.compare [--frames 300] [--json out/fidelity.json]
-         [--precision fp16] [--storage texture] [--adapter NAME]
+         [--precision fp16] [--storage texture] [--adapter NAME] [--backend auto|webgpu|xnnpack]
 """
 
 from __future__ import annotations
@@ -230,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--storage", default="auto")
     ap.add_argument("--adapter", default=None)
+    ap.add_argument("--backend", default="auto", choices=("auto", "webgpu", "xnnpack"))
     args = ap.parse_args(argv)
     from engine.catalog.paths import assets_dir
 
@@ -244,10 +245,12 @@ def main(argv: list[str] | None = None) -> int:
 
     bench = Bench(__spec__.name, argv)
     bench.use(shared_context(args.adapter))  # the context the solutions share
-    ours = run_ours(frames, precision=args.precision, storage=args.storage, adapter=args.adapter)
+    ours = run_ours(frames, precision=args.precision, storage=args.storage, adapter=args.adapter,
+                    backend=args.backend)  # fmt: skip
     metrics = compare(ref, ours)
     metrics["options"] = {"precision": args.precision, "storage": args.storage,
-                          "adapter": args.adapter, "seconds": ours["seconds"]}  # fmt: skip
+                          "adapter": args.adapter, "backend": args.backend,
+                          "seconds": ours["seconds"]}  # fmt: skip
     bench.report(format_table(metrics), metrics, args.json)
     return 0 if all(ok for *_, ok in check_targets(metrics)) else 1
 

@@ -17,6 +17,7 @@
   <= 1 px and p95 <= 3 px, pose world landmarks median <= 5 mm, masks IoU median >= 0.99
 - usage: python -m benchmarks.fidelity.people [--solutions hands1,hands0,pose,face_mesh]
          [--start 0] [--frames 300] [--json out/fidelity_people.json] [--precision fp16]
+         [--backend auto|webgpu|xnnpack]  (the solutions' backend: engine/vision/backend.py)
 """
 
 from __future__ import annotations
@@ -210,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default="out/fidelity_people.json")
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--adapter", default=None)
+    ap.add_argument("--backend", default="auto", choices=("auto", "webgpu", "xnnpack"))
     args = ap.parse_args(argv)
     names = [s for s in args.solutions.split(",") if s]
     unknown = [n for n in names if n not in SOLUTIONS]
@@ -229,11 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     results, seconds = {}, {}
     for name in names:
         t = time.perf_counter()
-        results[name] = compare_solution(name, ref, frames, args.start,
+        results[name] = compare_solution(name, ref, frames, args.start, backend=args.backend,
                                          precision=args.precision, adapter=args.adapter)  # fmt: skip
         seconds[name] = time.perf_counter() - t
     doc = {"solutions": results, "seconds": seconds,
-           "options": {"start": args.start, "frames": len(frames), "precision": args.precision}}  # fmt: skip
+           "options": {"start": args.start, "frames": len(frames), "precision": args.precision,
+                       "backend": args.backend}}  # fmt: skip
     bench.report(format_report(results), doc, args.json)
     met = all(ok for m in results.values() for *_, ok in check_targets(m))
     return 0 if met else 1

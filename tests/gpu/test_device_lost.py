@@ -104,7 +104,7 @@ def test_solution_on_a_lost_device_raises_device_lost_error(astronaut_rgb):
     from engine.vision import FaceDetector
 
     ctx = GpuContext.create()
-    with FaceDetector(context=ctx) as det:
+    with FaceDetector(context=ctx, backend="webgpu") as det:
         assert len(det.process(astronaut_rgb).detections) == 1
         ctx.device.destroy()
         with pytest.raises(DeviceLostError):

@@ -21,15 +21,20 @@ from tests.helpers.media import sample_clip
 CTX = gpu_context()
 
 
-def _metrics(frames: int) -> dict:
+BACKENDS = ["webgpu", "xnnpack"]
+
+
+def _metrics(frames: int, backend: str) -> dict:
     for name in CORE_MODELS:
         model_file(name)  # skips when not fetched
+    if backend == "xnnpack":
+        pytest.importorskip("ai_edge_litert.interpreter")
     ref = load_reference()
     try:
         rgb = clip_frames(sample_clip(), ref["frame_crc32"], frames)
     except ClipMismatch as exc:
         pytest.skip(str(exc))
-    return compare(ref, run_ours(rgb, context=CTX))
+    return compare(ref, run_ours(rgb, context=CTX, backend=backend))
 
 
 def _assert_targets(metrics: dict) -> None:
@@ -37,9 +42,10 @@ def _assert_targets(metrics: dict) -> None:
     assert not missed, missed
 
 
-def test_first_frames_match_mediapipe():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_first_frames_match_mediapipe(backend):
     """Frames 0-5: the first detection, then tracked face-mesh frames."""
-    m = _metrics(6)
+    m = _metrics(6, backend)
     _assert_targets(m)
     assert m["detection"]["box_iou"]["min"] >= 0.99
     assert m["mesh"]["landmark_px"]["max"] < 1.0
@@ -48,7 +54,8 @@ def test_first_frames_match_mediapipe():
 
 
 @pytest.mark.slow
-def test_whole_clip_matches_mediapipe():
-    m = _metrics(300)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_whole_clip_matches_mediapipe(backend):
+    m = _metrics(300, backend)
     assert m["frames"] == 300
     _assert_targets(m)

@@ -45,13 +45,16 @@ WHOLE = [
     ("pose", 0, 75),
     ("holistic", 0, 75),
 ]
+BACKENDS = ["webgpu", "xnnpack"]
 
 
-def _metrics(solution: str, start: int, count: int) -> dict:
+def _metrics(solution: str, start: int, count: int, backend: str) -> dict:
     for name in MODELS[solution]:
         model_file(name)  # skips when not fetched
+    if backend == "xnnpack":
+        pytest.importorskip("ai_edge_litert.interpreter")
     ref, frames = load_frames(start, count)
-    return compare_solution(solution, ref, frames, start, context=CTX)
+    return compare_solution(solution, ref, frames, start, context=CTX, backend=backend)
 
 
 def _assert_targets(metrics: dict) -> None:
@@ -61,14 +64,16 @@ def _assert_targets(metrics: dict) -> None:
     assert not missed, missed
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("solution", "start", "count"), SHOTS)
-def test_one_shot_matches_mediapipe(solution, start, count):
-    metrics = _metrics(solution, start, count)
+def test_one_shot_matches_mediapipe(solution, start, count, backend):
+    metrics = _metrics(solution, start, count, backend)
     assert metrics["frames"] == count
     _assert_targets(metrics)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("solution", "start", "count"), WHOLE)
-def test_whole_clip_matches_mediapipe(solution, start, count):
-    _assert_targets(_metrics(solution, start, count))
+def test_whole_clip_matches_mediapipe(solution, start, count, backend):
+    _assert_targets(_metrics(solution, start, count, backend))

@@ -1,4 +1,5 @@
-"""The solutions API: inputs, outputs, tracking, timestamps, release, options."""
+"""The solutions API on the webgpu backend: inputs, outputs, tracking, timestamps, release,
+options (the xnnpack backend: test_xnnpack_solutions.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.helpers.gpu import gpu_context
 from tests.helpers.media import read_video, sample_clip
 
 CTX = gpu_context()
+GPU = {"context": CTX, "backend": "webgpu"}  # these tests are about the GPU path
 
 
 @pytest.fixture(scope="module")
@@ -38,22 +40,22 @@ def _texture(rgb: np.ndarray):
 
 def test_missing_models_say_how_to_fetch(tmp_path, monkeypatch):
     with pytest.raises(ModelError, match="no such model file"):
-        FaceDetector(tmp_path / "nope.tflite", context=CTX)
+        FaceDetector(tmp_path / "nope.tflite", **GPU)
     monkeypatch.setenv("ENGINE_DATA_DIR", str(tmp_path))
     from engine import config
 
     config.reload()
     with pytest.raises(ModelError, match="engine-fetch models"):
-        FaceMesh(context=CTX)
+        FaceMesh(**GPU)
 
 
 def test_detector_inputs_rgb_bgr_texture_agree(clip):
     rgb = clip[0]
-    with FaceDetector(context=CTX) as fd:
+    with FaceDetector(**GPU) as fd:
         a = fd.process(rgb)
         b = fd.process(_texture(rgb))
         c = fd.process(_texture(rgb).create_view())
-    with FaceDetector(context=CTX, bgr=True) as fd:
+    with FaceDetector(**GPU, bgr=True) as fd:
         d = fd.process(np.ascontiguousarray(rgb[:, :, ::-1]))
     assert len(a.detections) == 1 and a.image_size == (640, 480)
     for other in (b, c, d):
@@ -67,9 +69,9 @@ def test_detector_inputs_rgb_bgr_texture_agree(clip):
 def test_gpu_output_reads_nothing_back_until_asked(clip, monkeypatch):
     from wgpu.backends.wgpu_native import GPUBuffer
 
-    with FaceMesh(context=CTX, static_image_mode=True) as want_fm:
+    with FaceMesh(**GPU, static_image_mode=True) as want_fm:
         want = want_fm.process(clip[0])
-    with FaceMesh(context=CTX, output="gpu", static_image_mode=True) as fm:
+    with FaceMesh(**GPU, output="gpu", static_image_mode=True) as fm:
         fm.process(clip[0])  # compile and warm up
         maps = []
         original = GPUBuffer.map_async
@@ -82,9 +84,9 @@ def test_gpu_output_reads_nothing_back_until_asked(clip, monkeypatch):
 
 
 def test_tracking_skips_the_detector_and_static_mode_does_not(clip):
-    with FaceMesh(context=CTX) as fm:
+    with FaceMesh(**GPU) as fm:
         video = list(fm.stream(clip))
-    with FaceMesh(context=CTX, static_image_mode=True) as fm:
+    with FaceMesh(**GPU, static_image_mode=True) as fm:
         stills = [fm.process(f) for f in clip]
     assert video[0].detections is not None and not video[0].faces[0].tracked
     for r in video[1:]:
@@ -100,7 +102,7 @@ def test_face_lost_then_detected_again(clip):
     """MediaPipe's loop: a frame whose face flag fails yields no face; the next one runs
     the detector again."""
     black = np.zeros_like(clip[0])
-    with FaceMesh(context=CTX) as fm:
+    with FaceMesh(**GPU) as fm:
         results = [fm.process(f) for f in (clip[0], clip[1], black, black, clip[2])]
     assert [len(r.faces) for r in results] == [1, 1, 0, 0, 1]
     assert [r.detections is not None for r in results] == [True, False, False, True, True]
@@ -108,7 +110,7 @@ def test_face_lost_then_detected_again(clip):
 
 
 def test_gpu_tracking_roi_matches_numpy_oracle(clip):
-    with FaceMesh(context=CTX) as fm:
+    with FaceMesh(**GPU) as fm:
         res = fm.process(clip[0])
         raw = np.frombuffer(CTX.device.queue.read_buffer(fm.tracker.track), np.float32)
     track = raw.reshape(6, 4).astype(np.float64)
@@ -121,7 +123,7 @@ def test_steps_path_matches_process(clip):
     """GPU-resident use (the detector every frame, the ROI chosen on the GPU) gives what
     process() gives (the detector skipped while tracking)."""
     view_of = {}
-    with FaceMesh(context=CTX) as fm, FaceMesh(context=CTX) as gpu_fm:
+    with FaceMesh(**GPU) as fm, FaceMesh(**GPU) as gpu_fm:
         gpu_fm.prepare((640, 480))
         for i, frame in enumerate(clip):
             want = fm.process(frame)
@@ -138,11 +140,11 @@ def test_steps_path_matches_process(clip):
 
 @pytest.mark.parametrize("solution", [SelfieSegmenter, FaceMesh])
 def test_timestamps_must_increase_in_video_mode(clip, solution):
-    with solution(context=CTX) as s:
+    with solution(**GPU) as s:
         s.process(clip[0], 100)  # the first frame also sets the solution up
         with pytest.raises(ValueError, match="must increase"):
             s.process(clip[1], 100)
-    with SelfieSegmenter(context=CTX, running_mode="image") as seg:
+    with SelfieSegmenter(**GPU, running_mode="image") as seg:
         seg.process(clip[0], 100)
         assert seg.process(clip[1], 50).timestamp_ms == 50
 
@@ -153,7 +155,7 @@ def test_close_releases_and_refuses_more_work(clip, monkeypatch):
     destroyed = []
     original = GPUBuffer.destroy
     monkeypatch.setattr(GPUBuffer, "destroy", lambda self: destroyed.append(self) or original(self))
-    with SelfieSegmenter(context=CTX) as seg:
+    with SelfieSegmenter(**GPU) as seg:
         res = seg.process(clip[0])
         mask_buffer = seg.gpu.buffer
     assert res.mask.shape == (480, 640) and res.mask.dtype == np.float32
@@ -165,17 +167,17 @@ def test_close_releases_and_refuses_more_work(clip, monkeypatch):
 def test_engine_options_pass_through():
     for name in CORE_MODELS:
         model_file(name)
-    with SelfieSegmenter(context=CTX, planner="naive", storage="buffer") as seg:
+    with SelfieSegmenter(**GPU, planner="naive", storage="buffer") as seg:
         engine = seg.engines["segmentation"]
         assert (engine.planner, engine.storage, engine.memory.strategy) == (
             "naive", "buffer", "naive",
         )  # fmt: skip
     with pytest.raises(ValueError, match="running_mode"):
-        SelfieSegmenter(context=CTX, running_mode="live")
+        SelfieSegmenter(**GPU, running_mode="live")
 
 
 def test_landscape_segmenter_agrees_with_the_square_one(clip):
-    with SelfieSegmenter(context=CTX) as a, SelfieSegmenter(context=CTX, model_selection=1) as b:
+    with SelfieSegmenter(**GPU) as a, SelfieSegmenter(**GPU, model_selection=1) as b:
         ma, mb = a.process(clip[0]).mask > 0.5, b.process(clip[0]).mask > 0.5
     assert mb.shape == (480, 640)
     assert (ma & mb).sum() / (ma | mb).sum() > 0.8
