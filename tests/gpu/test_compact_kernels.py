@@ -17,10 +17,13 @@ from engine.gpu.compile import CompileOptions, Target, compile_graph
 from engine.gpu.engine import Engine
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter
-from tests.gpu.test_conv import CASES as CONV_CASES
-from tests.gpu.test_depthwise import CASES as DEPTHWISE_CASES
-from tests.gpu.test_depthwise import _graph as depthwise_graph
-from tests.gpu.test_transpose_conv import TCONV_GRID, _tconv_graph
+from tests.helpers.conv_cases import (
+    CONV_CASES,
+    DEPTHWISE_CASES,
+    TCONV_GRID,
+    depthwise_graph,
+    tconv_graph,
+)
 from tests.helpers.files import CORE_MODELS, model_file
 from tests.helpers.gpu import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
@@ -127,7 +130,7 @@ def test_compact_set_has_a_fraction_of_the_shaders(name):
 def test_compact_transpose_conv(padding, stride, k):
     """One stride period per invocation (the optimized set unrolls up to 4 x 4 of them)."""
     rng = np.random.default_rng(zlib.crc32(repr((padding, stride, k)).encode()))
-    graph = _tconv_graph(padding, stride, k, rng, hw=(9, 7))
+    graph = tconv_graph(padding, stride, k, rng, hw=(9, 7))
     engine = assert_matches(graph, random_feeds(graph, rng), kernels="compact")
     assert not engine.fallback_ops
 

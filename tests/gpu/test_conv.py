@@ -5,25 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers.conv_cases import CONV_CASES
 from tests.helpers.gpu import STORAGES, assert_matches, conv_attrs, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
-CASES = [
-    # (h, w, cin, cout, k, stride, dilation, padding, activation)
-    (9, 11, 5, 7, 3, 1, 1, "SAME", "RELU"),
-    (16, 16, 8, 13, 1, 1, 1, "VALID", "NONE"),
-    (17, 13, 3, 24, 5, 2, 1, "SAME", "RELU6"),
-    (12, 10, 4, 4, 3, 2, 1, "VALID", "TANH"),
-    (11, 9, 6, 3, 3, 1, 2, "SAME", "RELU_N1_TO_1"),
-    (8, 8, 1, 1, 2, 1, 1, "VALID", "NONE"),
-    (6, 7, 13, 9, 3, 1, 1, "SAME", "NONE"),
-]
-
 
 @pytest.mark.parametrize("storage", STORAGES)
-@pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
+@pytest.mark.parametrize("case", CONV_CASES, ids=[str(c) for c in CONV_CASES])
 def test_conv2d(case, storage):
     h, w, cin, cout, k, stride, dil, padding, act = case
     rng = np.random.default_rng(hash(case) % 2**32)
@@ -65,7 +55,7 @@ def test_fused_logistic_keeps_padded_lanes_zero(storage):
 
 @pytest.mark.skipif(not ctx.has_f16, reason="adapter lacks shader-f16")
 @pytest.mark.parametrize("storage", STORAGES)
-@pytest.mark.parametrize("case", CASES[:4], ids=[str(c) for c in CASES[:4]])
+@pytest.mark.parametrize("case", CONV_CASES[:4], ids=[str(c) for c in CONV_CASES[:4]])
 def test_conv2d_fp16(case, storage):
     h, w, cin, cout, k, stride, dil, padding, act = case
     rng = np.random.default_rng(11)

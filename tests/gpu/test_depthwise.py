@@ -9,42 +9,18 @@ import pytest
 
 from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import BuildContext, select
-from tests.helpers.gpu import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.helpers.conv_cases import DEPTHWISE_CASES, depthwise_graph
+from tests.helpers.gpu import STORAGES, add_input, assert_matches, gpu_context
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
 
-CASES = [
-    # (b, h, w, c, mult, k, stride, dilation, padding, activation)
-    (1, 9, 11, 5, 1, 3, 1, 1, "SAME", "RELU"),
-    (1, 10, 9, 8, 1, 3, 2, 1, "SAME", "RELU6"),
-    (1, 9, 10, 7, 1, 3, 2, 1, "VALID", "NONE"),
-    (2, 7, 6, 4, 1, 3, 1, 1, "VALID", "RELU_N1_TO_1"),
-    (1, 13, 12, 13, 1, 5, 1, 1, "SAME", "NONE"),
-    (1, 12, 13, 3, 1, 5, 2, 1, "SAME", "RELU"),
-    (1, 11, 9, 6, 1, 5, 2, 1, "VALID", "NONE"),
-    (1, 3, 2, 1, 1, 3, 1, 1, "SAME", "NONE"),  # output smaller than a tile
-    (1, 8, 8, 4, 1, 2, 1, 1, "VALID", "NONE"),  # 2x2: tiled, not a 3x3/5x5
-    (1, 11, 9, 6, 1, 3, 1, 2, "SAME", "RELU6"),  # dilation: generic
-    (1, 12, 12, 5, 1, 7, 3, 1, "SAME", "NONE"),  # 7x7 stride 3: generic
-    (1, 9, 10, 3, 2, 3, 1, 1, "SAME", "NONE"),  # multiplier 2
-    (2, 9, 8, 5, 3, 3, 2, 1, "VALID", "RELU"),  # multiplier 3, channels cross slices
-    (1, 6, 7, 1, 4, 3, 1, 2, "SAME", "TANH"),
-]
-
-
-def _graph(b, h, w, c, mult, k, stride, dil, padding, act, rng, bias=True, extra=None):
-    weights = rng.standard_normal((1, k, k, c * mult)).astype(np.float32)
-    b_ = rng.standard_normal(c * mult).astype(np.float32) if bias else None
-    attrs = conv_attrs(padding, stride, dil, act, depth_multiplier=mult, **(extra or {}))
-    return single_op_graph("DEPTHWISE_CONV_2D", [(b, h, w, c), weights, b_], attrs)
-
 
 @pytest.mark.parametrize("storage", STORAGES)
-@pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
+@pytest.mark.parametrize("case", DEPTHWISE_CASES, ids=[str(c) for c in DEPTHWISE_CASES])
 def test_depthwise(case, storage):
     rng = np.random.default_rng(hash(case) % 2**32)
-    graph = _graph(*case, rng)
+    graph = depthwise_graph(*case, rng)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1 and not engine.fallback_ops
     _, _, _, _, mult, k, stride, dil, _, _ = case
@@ -76,7 +52,7 @@ def test_depthwise_large_weights_split_into_uniform_blocks(storage):
     """5x5 over 704 channels: 176 slices x 25 vec4 = 70 KB, two dispatches sharing one
     pipeline; a residual add in the epilogue follows each dispatch's slice range."""
     rng = np.random.default_rng(3)
-    graph = _graph(1, 5, 6, 704, 1, 5, 1, 1, "SAME", "RELU6", rng)
+    graph = depthwise_graph(1, 5, 6, 704, 1, 5, 1, 1, "SAME", "RELU6", rng)
     residual = add_input(graph, "residual", (1, 5, 6, 704))
     graph.ops[0].attrs["epilogue"] = (("add", residual),)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
@@ -89,7 +65,7 @@ def test_depthwise_large_weights_split_into_uniform_blocks(storage):
 def test_depthwise_epilogue_residual_and_logistic(storage):
     """Epilogue from transforms: residual add, then a sigmoid (padded lanes stay 0)."""
     rng = np.random.default_rng(9)
-    graph = _graph(1, 6, 7, 6, 1, 3, 1, 1, "SAME", "NONE", rng)
+    graph = depthwise_graph(1, 6, 7, 6, 1, 3, 1, 1, "SAME", "NONE", rng)
     residual = add_input(graph, "residual", (1, 6, 7, 6))
     graph.ops[0].attrs["epilogue"] = (("add", residual), ("act", "LOGISTIC"))
     assert_matches(graph, random_feeds(graph, rng), storage=storage)  # + padded lanes
@@ -100,12 +76,12 @@ def test_depthwise_epilogue_residual_and_logistic(storage):
 @pytest.mark.parametrize("k,stride,mult", [(3, 1, 1), (5, 2, 1), (3, 1, 2)])
 def test_depthwise_fp16(k, stride, mult, storage):
     rng = np.random.default_rng(k * 10 + stride + mult)
-    graph = _graph(1, 9, 10, 6, mult, k, stride, 1, "SAME", "RELU", rng)
+    graph = depthwise_graph(1, 9, 10, 6, mult, k, stride, 1, "SAME", "RELU", rng)
     assert_matches(graph, random_feeds(graph, rng), precision="fp16", storage=storage)
 
 
 @pytest.mark.parametrize("storage", STORAGES)
-@pytest.mark.parametrize("case", CASES[:8], ids=[str(c) for c in CASES[:8]])
+@pytest.mark.parametrize("case", DEPTHWISE_CASES[:8], ids=[str(c) for c in DEPTHWISE_CASES[:8]])
 def test_depthwise_gpu_class_rows_here(case, storage, monkeypatch):
     """The gpu class's depthwise rows (tile_tables.DEPTHWISE_TILES, one output per invocation)
     forced on this adapter, so CI's lavapipe runs what GPUs run."""
@@ -119,5 +95,5 @@ def test_depthwise_gpu_class_rows_here(case, storage, monkeypatch):
         is not None
     )
     rng = np.random.default_rng(zlib.crc32(repr(case).encode()))
-    graph = _graph(*case, rng)
+    graph = depthwise_graph(*case, rng)
     assert_matches(graph, random_feeds(graph, rng), storage=storage)

@@ -7,7 +7,7 @@ from engine.latency.cell import INPUT, OUTPUT, Cell
 from engine.latency.cli import main
 from engine.model.ir import Graph, Op, Tensor
 from engine.model.writer import write_tflite
-from tests.latency.test_predictors import _dataset
+from tests.helpers.latency import PROFILE, dataset
 
 
 def _error_line(capsys) -> str:
@@ -18,9 +18,8 @@ def _error_line(capsys) -> str:
 
 def _predictor(tmp_path):
     from engine.latency.predictors import DispatchLevel, engine_fingerprint
-    from tests.latency.test_features import PROFILE
 
-    p = DispatchLevel(units=2).fit(_dataset(30))
+    p = DispatchLevel(units=2).fit(dataset(30))
     p.meta = {"adapter": "test", "precision": "fp32", "engine": engine_fingerprint(),
               "profile": PROFILE.to_dict()}  # fmt: skip
     return str(p.save(tmp_path / "dispatch.json"))

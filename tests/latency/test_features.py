@@ -15,15 +15,10 @@ from engine.latency.builder import NetConfig, build_graph
 from engine.latency.cell import INPUT, OUTPUT, Cell
 from engine.latency.dispatches import AdapterProfile, compiled, dispatch_list
 from engine.latency.features import flops, params, peak_memory, static_features
+from tests.helpers.latency import PROFILE
 
 TWO = Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT])  # the cell is a 1x1 projection
 SMALL = NetConfig(input_size=8, input_channels=3, stem_channels=4, num_stacks=1, num_classes=2)
-PROFILE = AdapterProfile(
-    name="test", device="test", driver="", backend="", adapter_type="CPU",
-    limits={"max_invocations": 256, "max_size": [256, 256, 64], "max_groups": 65535,
-            "subgroup_min": 8, "subgroup_max": 8, "parallel_units": 2},
-    alignment=32,
-)  # fmt: skip
 
 
 def test_two_vertex_cell_by_hand():

@@ -10,7 +10,7 @@ from engine.latency.kernels import FAMILIES, MAX_FLOPS, kernel_graphs
 from engine.latency.measure import random_feeds
 from engine.model.cost import op_flops
 from engine.model.writer import write_tflite
-from tests.latency.test_features import PROFILE
+from tests.helpers.latency import PROFILE
 
 GRAPHS = kernel_graphs(len(FAMILIES), seed=3)
 

@@ -15,75 +15,44 @@ from engine.latency.predictors import (
     load,
     metrics,
 )
-from engine.latency.predictors.dispatch import GENERIC, features
-
-
-def _sample(flops=0, memory=1, y=None, dispatches=(), dispatch_ms=None, h="x") -> Sample:
-    return Sample(hash=h, flops=flops, peak_memory=memory, dispatches=list(dispatches), y=y,
-                  dispatch_ms=dispatch_ms)  # fmt: skip
+from engine.latency.predictors.dispatch import GENERIC
+from tests.helpers.latency import TRUE, dataset, sample
 
 
 def test_flops_regression_recovers_its_line():
     rng = np.random.default_rng(0)
-    data = [_sample(int(f), y=0.5 + 2e-7 * f) for f in rng.uniform(1e6, 5e7, 20)]
+    data = [sample(int(f), y=0.5 + 2e-7 * f) for f in rng.uniform(1e6, 5e7, 20)]
     a, b = FlopsLinear().fit(data).params["coef"]
     assert a == pytest.approx(0.5) and b == pytest.approx(2e-7)
 
 
 def test_better_flops_fits_one_line_per_memory_cluster():
     rng = np.random.default_rng(1)
-    data = [_sample(int(f), 100_000, 1.0 + 1e-7 * f) for f in rng.uniform(1e6, 5e7, 15)]
-    data += [_sample(int(f), 10_000_000, 3.0 + 4e-7 * f) for f in rng.uniform(1e6, 5e7, 15)]
+    data = [sample(int(f), 100_000, 1.0 + 1e-7 * f) for f in rng.uniform(1e6, 5e7, 15)]
+    data += [sample(int(f), 10_000_000, 3.0 + 4e-7 * f) for f in rng.uniform(1e6, 5e7, 15)]
     p = BetterFlops(clusters=2).fit(data)
     lines = sorted(p.params["lines"])
     assert lines[0] == pytest.approx([1.0, 1e-7]) and lines[1] == pytest.approx([3.0, 4e-7])
-    assert p.predict(_sample(2e7, 9_000_000)) == pytest.approx(3.0 + 4e-7 * 2e7)
-
-
-def _dispatch(rng, kernel: str) -> DispatchInfo:
-    groups = int(rng.choice([1, 2, 4, 8, 64]))
-    return DispatchInfo(
-        op_index=0, op_type="X", kernel=kernel, inputs=((1, 8, 8, 4),), output=(1, 8, 8, 4),
-        workgroup=(8, 8, 1), groups=(groups, 1, 1), flops=int(rng.uniform(1e4, 1e7)),
-        bytes_read=int(rng.uniform(1e3, 1e6)), bytes_written=int(rng.uniform(1e3, 1e6)),
-        const_bytes=0, uniform=True, storage="buffer>buffer", epilogue=0,
-    )  # fmt: skip
-
-
-TRUE = {  # per family: weights over FEATURES (one, mflops, serial_mflops, mb_read, ...)
-    "conv2d": [0.03, 0.2, 0.1, 0.0, 0.0, 0.0, 0.0],
-    "pool2d": [0.02, 0.0, 0.0, 0.5, 0.3, 0.0, 0.0],
-}
-
-
-def _dataset(n: int, seed: int = 2):
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(n):
-        ds = [_dispatch(rng, str(rng.choice(list(TRUE)))) for _ in range(int(rng.integers(3, 9)))]
-        ms = [sum(w * x for w, x in zip(TRUE[d.kernel], features(d, 2), strict=True)) for d in ds]
-        y = 0.1 + 0.01 * len(ds) + sum(ms)
-        out.append(_sample(h=str(i), y=y, dispatches=ds, dispatch_ms=ms))
-    return out
+    assert p.predict(sample(2e7, 9_000_000)) == pytest.approx(3.0 + 4e-7 * 2e7)
 
 
 def test_dispatch_level_recovers_kernel_and_overhead_terms():
-    p = DispatchLevel(units=2).fit(_dataset(40))
+    p = DispatchLevel(units=2).fit(dataset(40))
     for fam, w in TRUE.items():
         assert p.params["families"][fam] == pytest.approx(w, abs=1e-9)
     assert p.params["per_run"] == pytest.approx(0.1, abs=1e-6)
     assert p.params["per_dispatch"] == pytest.approx(0.01, abs=1e-6)
     assert p.params["scale"] == pytest.approx(1.0, abs=1e-6)
-    test = _dataset(10, seed=3)
+    test = dataset(10, seed=3)
     assert metrics(p.predict_many(test), [s.y for s in test])["acc1"] == 1.0
 
 
 def test_dispatch_level_from_totals_only():
-    data = _dataset(120)
+    data = dataset(120)
     for s in data:
         s.dispatch_ms = None
     p = DispatchLevel(units=2).fit(data)
-    test = _dataset(20, seed=4)
+    test = dataset(20, seed=4)
     m = metrics(p.predict_many(test), [s.y for s in test])
     assert m["acc1"] == 1.0, m
     assert GENERIC in p.params["families"]
@@ -96,10 +65,10 @@ def test_metrics_by_hand():
 
 
 def test_saved_predictor_round_trips_and_warns(tmp_path):
-    p = DispatchLevel(units=2).fit(_dataset(30))
+    p = DispatchLevel(units=2).fit(dataset(30))
     p.meta = {"adapter": "lavapipe", "precision": "fp32", "engine": engine_fingerprint()}
     q = load(p.save(tmp_path / "dispatch.json"))
-    test = _dataset(5, seed=5)
+    test = dataset(5, seed=5)
     assert q.predict_many(test) == p.predict_many(test)
     assert q.warnings("lavapipe", "fp32") == []
     assert "not 'nvidia'" in q.warnings("nvidia")[0]
@@ -126,11 +95,11 @@ def test_xgboost_saves_its_native_json(tmp_path):
 
 def test_generated_kernels_add_families_only():
     """Kernel samples teach pool2d; the model-level terms still come from the models."""
-    cells = [s for s in _dataset(60) if all(d.kernel == "conv2d" for d in s.dispatches)]
-    pools = [s for s in _dataset(40, seed=6) if all(d.kernel == "pool2d" for d in s.dispatches)]
+    cells = [s for s in dataset(60) if all(d.kernel == "conv2d" for d in s.dispatches)]
+    pools = [s for s in dataset(40, seed=6) if all(d.kernel == "pool2d" for d in s.dispatches)]
     for k in pools:
         k.y = 1e3  # a kernel model's total must not move per-run / per-dispatch terms
-    p = DispatchLevel(units=2).fit(cells + _dataset(30, seed=8), pools)
+    p = DispatchLevel(units=2).fit(cells + dataset(30, seed=8), pools)
     assert p.params["families"]["pool2d"] == pytest.approx(TRUE["pool2d"], abs=1e-9)
     assert p.params["per_run"] == pytest.approx(0.1, abs=1e-6)
 
@@ -160,28 +129,28 @@ def _with_io(samples: list[Sample], sizes) -> list[Sample]:
 def test_io_term_learnt_from_kernel_totals_where_io_sizes_vary():
     """Cells all move the same io MB (per_run cannot be told from it); the kernel models'
     varied io sizes price it, and the cells' own terms stay exact."""
-    cells = _with_io(_dataset(40), [0.03] * 40)
-    kernels = _with_io(_dataset(30, seed=9), np.linspace(0.01, 8.0, 30))
+    cells = _with_io(dataset(40), [0.03] * 40)
+    kernels = _with_io(dataset(30, seed=9), np.linspace(0.01, 8.0, 30))
     p = DispatchLevel(units=2).fit(cells, kernels)
     assert p.params["io_ms_per_mb"] == pytest.approx(IO_MS_PER_MB, rel=1e-6)
     assert p.params["per_run"] == pytest.approx(0.1, abs=1e-6)
     assert p.params["per_dispatch"] == pytest.approx(0.01, abs=1e-6)
     assert p.params["scale"] == pytest.approx(1.0, abs=1e-6)
-    big = _with_io(_dataset(5, seed=10), [20.0] * 5)  # io far beyond the cells'
+    big = _with_io(dataset(5, seed=10), [20.0] * 5)  # io far beyond the cells'
     assert p.predict_many(big) == pytest.approx([s.y for s in big], rel=1e-6)
 
 
 def test_io_term_left_out_when_every_sample_moves_the_same_io():
-    cells = _with_io(_dataset(40), [0.03] * 40)
+    cells = _with_io(dataset(40), [0.03] * 40)
     p = DispatchLevel(units=2).fit(cells)
     assert p.params["io_ms_per_mb"] == 0.0
     assert p.params["per_run"] == pytest.approx(0.1 + IO_MS_PER_MB * 0.03, abs=1e-6)
-    test = _with_io(_dataset(10, seed=3), [0.03] * 10)
+    test = _with_io(dataset(10, seed=3), [0.03] * 10)
     assert p.predict_many(test) == pytest.approx([s.y for s in test], rel=1e-6)
 
 
 def test_predictor_saved_before_the_io_term_prices_io_as_a_kernel():
-    p = DispatchLevel(units=2).fit(_dataset(40))
+    p = DispatchLevel(units=2).fit(dataset(40))
     del p.params["io_ms_per_mb"]
     io = _io(1.0)
     assert p.dispatch_ms(io) == pytest.approx(

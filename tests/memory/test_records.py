@@ -1,32 +1,9 @@
-import numpy as np
 import pytest
 from hypothesis import given, settings
 
 from engine.memory import TensorUsage, lower_bound, usage_records
-from engine.model.ir import Graph, Op, Tensor
+from tests.helpers.memory import small_graph
 from tests.memory.schedules import random_graphs, random_records
-
-
-def small_graph() -> Graph:
-    """in -> conv(w) -> a -> relu -> b -> add(a, b) -> c -> conv(w) -> out
-    plus an extra output `d` of op 1 that nobody reads; `out` is the graph output."""
-    w = np.ones((4, 1, 1, 3), np.float32)
-    tensors = [
-        Tensor("in", (1, 8, 8, 3), "float32"),  # 0 graph input
-        Tensor("w", w.shape, "float32", w),  # 1 constant
-        Tensor("a", (1, 8, 8, 4), "float32"),  # 2
-        Tensor("b", (1, 8, 8, 4), "float32"),  # 3
-        Tensor("d", (8, 5), "float32"),  # 4 written, never read
-        Tensor("c", (1, 8, 8, 4), "float32"),  # 5
-        Tensor("out", (1, 8, 8, 4), "float32"),  # 6 graph output
-    ]
-    ops = [
-        Op("CONV_2D", (0, 1, -1), (2,)),
-        Op("RELU", (2,), (3, 4)),
-        Op("ADD", (2, 3), (5,)),
-        Op("CONV_2D", (5, 1, -1), (6,)),
-    ]
-    return Graph(tensors, ops, inputs=[0], outputs=[6])
 
 
 def test_usage_records_small_graph():

@@ -17,7 +17,7 @@ from engine.memory import (
     plan_with,
     usage_records,
 )
-from tests.memory.test_records import small_graph
+from tests.helpers.memory import small_graph
 
 RECORDS = [TensorUsage(0, 100, 0, 1), TensorUsage(1, 10, 2, 4), TensorUsage(2, 100, 3, 4)]
 
