@@ -5,7 +5,8 @@
 #   python3-venv         only when `python3 -m venv` cannot bootstrap pip (Debian's python3)
 # Idempotent: installs only what dpkg says is missing, running `apt-get update` once first.
 # Without apt-get, root or password-less sudo it prints a warning and exits 0: the GPU
-# tests then skip, and everything else still runs.
+# tests then skip, and everything else still runs. In CI (CI=true) the same is an error
+# (exit 1): a CI run without lavapipe would be green with every GPU test left out.
 # SETUP_DRY_RUN=1 only reports what it would install.
 set -uo pipefail
 
@@ -14,14 +15,24 @@ PKGS=(mesa-vulkan-drivers xvfb)
 
 say() { echo "setup: $*"; }
 warn() { echo "setup: warning: $*" >&2; }
+# A package that cannot be installed: locally go on without it, in CI stop.
+give_up() {
+  case "${CI:-}" in
+    1 | true | TRUE | True | yes)
+      echo "setup: error: $* (CI=true: the tests that need it would not run)" >&2
+      exit 1
+      ;;
+  esac
+  warn "$* -- continuing without them"
+  exit 0
+}
 
 if [[ $(uname -s) != Linux ]]; then
   say "$(uname -s): no system packages to install (WebGPU uses the platform's own driver)"
   exit 0
 fi
 if ! command -v dpkg-query >/dev/null 2>&1; then
-  warn "no dpkg here; install Mesa's lavapipe Vulkan driver and Xvfb with your package manager"
-  exit 0
+  give_up "no dpkg here; install Mesa's lavapipe Vulkan driver and Xvfb with your package manager"
 fi
 
 missing=()
@@ -49,23 +60,19 @@ elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   sudo=(sudo -n)
 else
   warn "missing ${missing[*]}, and apt-get needs root (or password-less sudo):"
-  warn "  sudo apt-get install -y ${missing[*]}   -- continuing without them"
-  exit 0
+  give_up "  sudo apt-get install -y ${missing[*]}"
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-  warn "missing ${missing[*]} but there is no apt-get; install them by hand -- continuing"
-  exit 0
+  give_up "missing ${missing[*]} but there is no apt-get; install them by hand"
 fi
 
 export DEBIAN_FRONTEND=noninteractive
 say "missing ${missing[*]}: running apt-get update"
 if ! "${sudo[@]}" apt-get update -qq; then
-  warn "apt-get update failed -- continuing without ${missing[*]}"
-  exit 0
+  give_up "apt-get update failed; missing ${missing[*]}"
 fi
 say "apt-get install -y ${missing[*]}"
 if ! "${sudo[@]}" apt-get install -y -qq "${missing[@]}"; then
-  warn "apt-get install failed -- continuing without ${missing[*]}"
-  exit 0
+  give_up "apt-get install failed; missing ${missing[*]}"
 fi
 say "installed ${missing[*]}"

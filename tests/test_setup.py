@@ -20,6 +20,8 @@ def test_ci_script_runs_make_test():
     assert text.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in text
     assert "make test" in text
     assert "make docs" in text  # the documentation site is built (--strict) in CI
+    assert 'export CI="${CI:-true}"' in text  # skips and missing prerequisites fail
+    assert "scripts/other_pythons.sh" in text  # 3.12 and 3.13 where the machine has them
     assert os.access(ci, os.X_OK)
 
 
@@ -60,6 +62,28 @@ def test_setup_system_script_dry_run():
     proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env)
     assert proc.returncode == 0
     assert proc.stdout.startswith("setup:") or "warning" in proc.stderr
+
+
+@pytest.mark.parametrize("ci", ["true", ""])
+def test_setup_system_script_fails_in_ci_when_it_cannot_install(tmp_path, ci):
+    """A machine where the packages are missing and there is no apt-get: a warning and
+    exit 0 at a desk, an error and exit 1 in CI (a green CI without lavapipe hid 1,121 GPU
+    tests)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dpkg-query").write_text("#!/bin/sh\nexit 1\n")  # nothing is installed
+    (bin_dir / "dpkg-query").chmod(0o755)
+    for tool in ("uname", "id", "grep"):  # and no apt-get, no sudo
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    env = {"PATH": str(bin_dir), "CI": ci, "PYTHON": "no-such-python", "HOME": str(tmp_path)}
+    script = ROOT / "scripts" / "setup_system.sh"
+    proc = subprocess.run([shutil.which("bash"), str(script)], capture_output=True, text=True,
+                          env=env)  # fmt: skip
+    if ci:
+        assert proc.returncode == 1 and "error" in proc.stderr and "CI=true" in proc.stderr, proc
+    else:
+        assert proc.returncode == 0 and "continuing without them" in proc.stderr, proc
+    assert "mesa-vulkan-drivers" in proc.stderr
 
 
 # ---- sample media ---------------------------------------------------------------------------

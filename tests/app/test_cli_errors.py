@@ -103,6 +103,7 @@ def test_no_adapter_says_how_to_install_a_driver(monkeypatch, capsys, tmp_path):
     assert "no WebGPU adapter" in err[0] and "mesa-vulkan-drivers" in err[0]
 
 
+@pytest.mark.gpu
 def test_adapter_that_does_not_exist():
     _fails_with(["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip()),
                  "--headless", "--adapter", "no-such-gpu"], "no-such-gpu")  # fmt: skip
@@ -114,6 +115,7 @@ def _env(**changes) -> dict:
     return {**env, **changes}
 
 
+@pytest.mark.gpu
 def test_window_without_a_display_is_one_line_not_sigabrt():
     """GLFW used to abort (SIGABRT, exit 134) in glfwSetFramebufferSizeCallback."""
     args = ["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip())]

@@ -83,6 +83,7 @@ def test_clean_clip_matches_opencv_bit_for_bit():
     assert src.read() is None and src.skipped == []
 
 
+@pytest.mark.gpu
 def test_ar_demo_exits_3_and_lists_the_skipped_frames(damaged, tmp_path):
     from app.cli import main
     from tests.helpers.gpu import gpu_context

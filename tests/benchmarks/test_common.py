@@ -125,6 +125,7 @@ def test_report_without_json_only_prints(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out.endswith("\n\ntext\n") and not list(tmp_path.iterdir())
 
 
+@pytest.mark.gpu
 def test_probe_adapter_names_the_adapter_a_fresh_process_picks():
     from tests.helpers.gpu import gpu_context
 

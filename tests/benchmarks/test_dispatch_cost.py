@@ -16,6 +16,7 @@ def test_per_dispatch_cost_is_the_slope_between_the_extreme_chains():
         per_dispatch_ms({5: 1.0})
 
 
+@pytest.mark.gpu
 def test_each_dispatch_of_a_chain_runs():
     ctx = shared_context()
     chain = Chain(ctx, max_groups=2)
@@ -27,6 +28,7 @@ def test_each_dispatch_of_a_chain_runs():
     assert np.array_equal(after[64:] - before[64:], np.full(64, 7.0, np.float32))
 
 
+@pytest.mark.gpu
 def test_cli_prints_a_row_per_group_count(capsys):
     assert main(["--chains", "1,4", "--groups", "1,2", "--repeat", "2"]) == 0
     out = capsys.readouterr().out

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from benchmarks.engine.same_dispatches import hashes, main, restamp
 from engine.latency.builder import NetConfig, build_tflite
 from engine.latency.space import sample_cells
@@ -20,6 +22,7 @@ def _models(tmp_path):
     return folder
 
 
+@pytest.mark.gpu
 def test_hashes_cover_every_target_and_the_dataset(tmp_path):
     got = hashes(_models(tmp_path), cells=2, layers=3)
     assert got.pop("__engine__") == str(ROOT / "engine") and got.pop("__fingerprint__")
@@ -40,6 +43,7 @@ def _copy(tmp_path, name: str):
     return other
 
 
+@pytest.mark.gpu
 def test_a_copy_is_identical_and_a_changed_template_is_not(tmp_path, capsys):
     models = _models(tmp_path)
     other = _copy(tmp_path, "other")

@@ -33,6 +33,7 @@ def test_a_variant_replaces_its_rows_and_restores_them():
         pass
 
 
+@pytest.mark.gpu
 def test_sweep_runs_variants_on_a_model(tmp_path):
     from tests.helpers.gpu import gpu_context
 

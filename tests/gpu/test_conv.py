@@ -7,6 +7,7 @@ import pytest
 
 from tests.helpers.conv_cases import CONV_CASES
 from tests.helpers.gpu import STORAGES, assert_matches, conv_attrs, gpu_context
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -16,7 +17,7 @@ ctx = gpu_context()
 @pytest.mark.parametrize("case", CONV_CASES, ids=[str(c) for c in CONV_CASES])
 def test_conv2d(case, storage):
     h, w, cin, cout, k, stride, dil, padding, act = case
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = rng_for(case)
     weights = rng.standard_normal((cout, k, k, cin)).astype(np.float32)
     bias = rng.standard_normal(cout).astype(np.float32)
     attrs = conv_attrs(padding, stride, dil, act)

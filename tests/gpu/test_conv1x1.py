@@ -20,6 +20,7 @@ from tests.helpers.gpu import (
     conv_attrs,
     gpu_context,
 )
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -52,7 +53,7 @@ def _graph(b, h, w, cin, cout, padding, act, rng, bias=True):
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
 def test_conv1x1(case, storage):
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = rng_for(case)
     graph = _graph(*case, rng)
     assert select(graph.ops[0], graph).name == "conv1x1"
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)

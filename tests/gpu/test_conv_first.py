@@ -9,6 +9,7 @@ import pytest
 from engine.gpu.kernels.base import select
 from engine.gpu.kernels.conv_first import MAX_WEIGHTS, literal
 from tests.helpers.gpu import STORAGES, add_input, assert_matches, conv_attrs, gpu_context
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -36,7 +37,7 @@ def _graph(b, h, w, cin, cout, k, stride, padding, act, rng):
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
 def test_conv_first(case, storage):
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = rng_for(case)
     graph = _graph(*case, rng)
     assert select(graph.ops[0], graph).name == "conv_first"
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)

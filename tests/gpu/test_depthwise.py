@@ -11,6 +11,7 @@ from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import BuildContext, select
 from tests.helpers.conv_cases import DEPTHWISE_CASES, depthwise_graph
 from tests.helpers.gpu import STORAGES, add_input, assert_matches, gpu_context
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -19,7 +20,7 @@ ctx = gpu_context()
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", DEPTHWISE_CASES, ids=[str(c) for c in DEPTHWISE_CASES])
 def test_depthwise(case, storage):
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = rng_for(case)
     graph = depthwise_graph(*case, rng)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1 and not engine.fallback_ops

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.gpu import assert_matches, gpu_context
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -28,7 +29,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
 def test_fully_connected(case):
     shape, features, out, keep, act, has_bias = case
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = rng_for(case)
     w = (rng.standard_normal((out, features)) / np.sqrt(features)).astype(np.float32)
     b = rng.standard_normal(out).astype(np.float32) if has_bias else None
     attrs = {"fused_activation_function": act, "keep_num_dims": keep}

@@ -12,6 +12,7 @@ from engine.gpu.kernels import tile_tables
 from engine.gpu.kernels.base import BuildContext, select
 from engine.gpu.kernels.tile_tables import GemmTile, adapter_class
 from tests.helpers.gpu import STORAGES, add_rich_epilogue, assert_matches, conv_attrs, gpu_context
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -51,7 +52,7 @@ def _graph(b, h, w, cin, cout, act, rng):
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
 def test_gemm1x1(case, storage, mode):
-    rng = np.random.default_rng(hash(case) % 2**32)
+    rng = rng_for(case)
     graph = _graph(*case, rng)
     assert select(graph.ops[0], graph).name == "conv1x1"
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)

@@ -8,6 +8,7 @@ import pytest
 from engine.gpu.kernels.base import BuildContext, select
 from tests.helpers.conv_cases import TCONV_GRID, rand, tconv_graph
 from tests.helpers.gpu import STORAGES, assert_matches, gpu_context
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import random_feeds, single_op_graph
 
 ctx = gpu_context()
@@ -16,7 +17,7 @@ ctx = gpu_context()
 @pytest.mark.parametrize("storage", STORAGES)
 @pytest.mark.parametrize("padding,stride,k", TCONV_GRID)
 def test_transpose_conv(padding, stride, k, storage):
-    rng = np.random.default_rng(hash((padding, stride, k)) % 2**32)
+    rng = rng_for((padding, stride, k))
     graph = tconv_graph(padding, stride, k, rng)
     engine = assert_matches(graph, random_feeds(graph, rng), storage=storage)
     assert engine.stats.submits == 1 and not engine.fallback_ops

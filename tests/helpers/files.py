@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from engine.catalog.paths import assets_dir, models_dir
+from tests.helpers.ci import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = models_dir()
@@ -22,5 +21,5 @@ def fetched_models() -> list[Path]:
 def model_file(name: str) -> Path:
     path = MODELS_DIR / f"{name}.tflite"
     if not path.exists():
-        pytest.skip(f"{path} not fetched: run `make models`")
+        missing(f"{path} not fetched: run `make models`")
     return path

@@ -9,27 +9,33 @@ intermediates, which placement puts in textures (asserted).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
 from engine.model.ir import Graph, Op, Tensor
 from engine.precision import precision as precision_of
 from engine.reference import Interpreter
+from tests.helpers import tiers
+from tests.helpers.ci import missing
 
 STORAGES = ("buffer", "texture")
 
 
 def gpu_context():
-    """The shared context, or skip the calling module when no adapter exists."""
+    """The shared context. Called at a module's top level it puts the module in the `gpu`
+    tier (tests/helpers/tiers.py). No adapter: the module skips locally, fails in CI."""
     from engine.errors import DeviceError
     from engine.gpu.device import shared_context
 
+    caller = sys._getframe(1)
+    if caller.f_code.co_name == "<module>":  # at import: the whole module needs an adapter
+        tiers.record(caller.f_globals.get("__name__", ""), "gpu")
     try:
         return shared_context()
     except DeviceError as exc:
-        pytest.skip(f"no WebGPU adapter: {exc}", allow_module_level=True)
+        missing(f"no WebGPU adapter: {exc}")
 
 
 def conv_attrs(padding="SAME", stride=1, dilation=1, act="NONE", **extra) -> dict:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
+from tests.helpers.ci import missing
 from tests.helpers.files import ASSETS_DIR
 
 SAMPLE = ASSETS_DIR / "sample.mp4"
@@ -13,7 +13,7 @@ SAMPLE = ASSETS_DIR / "sample.mp4"
 
 def sample_clip():
     if not SAMPLE.exists():
-        pytest.skip(f"{SAMPLE} missing: run `make assets`")
+        missing(f"{SAMPLE} missing: run `make assets`")
     return SAMPLE
 
 

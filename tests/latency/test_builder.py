@@ -92,6 +92,7 @@ def test_built_files_load_in_litert_and_match_the_reference(tmp_path, index):
         np.testing.assert_allclose(got[name], ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
 
 
+@pytest.mark.gpu
 @pytest.mark.parametrize("index", range(4))
 def test_engine_runs_built_files_like_litert(tmp_path, index):
     pytest.importorskip("ai_edge_litert")

@@ -82,6 +82,7 @@ def test_dispatch_lists_render_no_shader_and_match_the_rendered_ones(monkeypatch
             assert [r.groups for r in rows] == [tuple(d.workgroups) for d in shaders]
 
 
+@pytest.mark.gpu
 def test_engine_records_the_predicted_dispatches():
     from tests.helpers.gpu import gpu_context
 

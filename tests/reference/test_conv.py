@@ -9,6 +9,7 @@ import pytest
 
 from engine.model.elementwise import FUSED
 from engine.reference import Interpreter
+from tests.helpers.seeds import rng_for
 from tests.helpers.single_op import (
     assert_close,
     compare_with_litert,
@@ -47,7 +48,7 @@ CONV_GRID = list(
 
 @pytest.mark.parametrize("padding,stride,dilation,k", CONV_GRID)
 def test_conv_2d(padding, stride, dilation, k):
-    rng = np.random.default_rng(hash((padding, stride, dilation, k)) % 2**32)
+    rng = rng_for((padding, stride, dilation, k))
     w, b = _rand(rng, 7, *k, 5), _rand(rng, 7)
     g = single_op_graph("CONV_2D", [(2, 9, 8, 5), w, b], _conv_attrs(padding, stride, dilation))
     compare_with_litert(g, random_feeds(g, rng))
@@ -99,7 +100,7 @@ DW_GRID = list(
 
 @pytest.mark.parametrize("padding,stride,dilation,mult,c", DW_GRID)
 def test_depthwise_conv_2d(padding, stride, dilation, mult, c):
-    rng = np.random.default_rng(hash((padding, stride, dilation, mult, c)) % 2**32)
+    rng = rng_for((padding, stride, dilation, mult, c))
     w, b = _rand(rng, 1, 3, 3, c * mult), _rand(rng, c * mult)
     attrs = _conv_attrs(padding, stride, dilation) | {"depth_multiplier": mult}
     g = single_op_graph("DEPTHWISE_CONV_2D", [(1, 9, 10, c), w, b], attrs)
@@ -130,7 +131,7 @@ TCONV_GRID = list(itertools.product(["SAME", "VALID"], [1, 2, 3], [(2, 2), (3, 3
 
 @pytest.mark.parametrize("padding,stride,k", TCONV_GRID)
 def test_transpose_conv(padding, stride, k):
-    rng = np.random.default_rng(hash((padding, stride, k)) % 2**32)
+    rng = rng_for((padding, stride, k))
     h, w_ = 4, 5
     shape = np.array(
         [1, _tconv_out(padding, h, k[0], stride), _tconv_out(padding, w_, k[1], stride), 6],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine.tools.bench import ab, load, timing
 from engine.tools.bench.load import LoadGate
@@ -67,17 +68,13 @@ def test_load_gate_marks_busy_per_cpu(monkeypatch):
     assert after["load_after"] == (1.5, 1.0, 0.5) and after["cpus"] == 2 and after["busy"]
 
 
+@pytest.mark.gpu
 def test_require_quiet_refuses_on_a_busy_machine(monkeypatch, capsys):
-    import pytest
 
-    from engine.errors import DeviceError
-    from engine.gpu.device import shared_context
     from engine.tools import bench_cli
+    from tests.helpers.gpu import gpu_context
 
-    try:
-        shared_context()
-    except DeviceError as exc:  # the gate is checked once the adapter is known
-        pytest.skip(f"no WebGPU adapter: {exc}")
+    gpu_context()  # the gate is checked once the adapter is known
     monkeypatch.setattr(load, "load_average", lambda: (64.0, 64.0, 64.0))
     rc = bench_cli.main(["--op", "conv1x1", "--shape", "4x4x4", "--require-quiet"])
     assert rc == 3 and "busy" in capsys.readouterr().err

@@ -25,13 +25,9 @@ FAST = ["--runs", "2", "--warmup", "1", "--ab-rounds", "2", "--ab-block", "1"]
 
 
 def _needs_adapter():
-    from engine.errors import DeviceError
-    from engine.gpu.device import shared_context
+    from tests.helpers.gpu import gpu_context
 
-    try:
-        shared_context()
-    except DeviceError as exc:
-        pytest.skip(f"no WebGPU adapter: {exc}")
+    gpu_context()
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +42,7 @@ def face_report(tmp_path_factory):
     return rc, json.loads((out / "r.json").read_text()), (out / "r.md").read_text(), path
 
 
+@pytest.mark.gpu
 def test_json_structure(face_report):
     rc, doc, _, path = face_report
     assert rc == 0
@@ -76,6 +73,7 @@ def test_json_structure(face_report):
     assert "outputs" not in eng  # numpy arrays stay out of the JSON
 
 
+@pytest.mark.gpu
 def test_interleaved_ab_and_load(face_report):
     rc, doc, text, _ = face_report
     (model,) = doc["models"]
@@ -87,6 +85,7 @@ def test_interleaved_ab_and_load(face_report):
     assert "Interleaved A/B" in text and '"_run"' not in json.dumps(doc)
 
 
+@pytest.mark.gpu
 def test_litert_row_and_cross_check(face_report):
     _, doc, _, _ = face_report
     (model,) = doc["models"]
@@ -97,6 +96,7 @@ def test_litert_row_and_cross_check(face_report):
     assert model["engine"]["max_error_vs_litert"] < 1e-3
 
 
+@pytest.mark.gpu
 def test_markdown_table(face_report, capsys):
     _, doc, md, _ = face_report
     header = "| " + " | ".join(LATENCY_HEADER) + " |"
@@ -107,6 +107,7 @@ def test_markdown_table(face_report, capsys):
     assert len(doc["table"]["rows"]) == 2
 
 
+@pytest.mark.gpu
 def test_single_op_mode(capsys):
     _needs_adapter()
     argv = ["--op", "conv1x1", "--shape", "8x8x8", *FAST, "--peers", "litert", "--threads", "1"]

@@ -118,17 +118,13 @@ def test_project_landmarks_matches_the_crop_affine():
         np.testing.assert_allclose(got[:, 2], raw[:, 2] / 192 * 120)
 
 
-# ---- GPU (each test skips without an adapter; the numpy cases above always run) ---------
+# ---- GPU (marked gpu: each needs an adapter; the numpy cases above always run) ---------
 
 
 def _ctx():
-    from engine.errors import DeviceError
-    from engine.gpu.device import shared_context
+    from tests.helpers.gpu import gpu_context
 
-    try:
-        return shared_context()
-    except DeviceError as exc:
-        pytest.skip(f"no WebGPU adapter: {exc}")
+    return gpu_context()
 
 
 def _frame_texture(rgb: np.ndarray):
@@ -236,6 +232,7 @@ def _cluster(rng, centre, size, count):
     return out
 
 
+@pytest.mark.gpu
 def test_nms_overlapping_groups_match_numpy():
     rng = np.random.default_rng(1)
     anchors = rng.permutation(896)
@@ -263,6 +260,7 @@ def test_nms_overlapping_groups_match_numpy():
     assert list(_args(dec)) == [6, len(want), 0, 0]
 
 
+@pytest.mark.gpu
 def test_nms_equal_scores_rank_by_anchor_index():
     # Two separate clusters whose best boxes tie, members tying with their best too.
     a = (0.2, 0.2, 0.4, 0.4)
@@ -284,6 +282,7 @@ def test_nms_equal_scores_rank_by_anchor_index():
     assert list(got.group_sizes) == [3, 2]
 
 
+@pytest.mark.gpu
 def test_nms_nothing_above_threshold_gives_zero_instances():
     reg, cls = _raw_for({})
     cls[5, 0] = -1e-3  # score just below 0.5
@@ -293,6 +292,7 @@ def test_nms_nothing_above_threshold_gives_zero_instances():
     assert list(_args(dec)) == [6, 0, 0, 0]
 
 
+@pytest.mark.gpu
 def test_nms_score_exactly_half_is_kept_and_logits_clamped():
     spec = {10: ((0.1, 0.1, 0.2, 0.2), np.full((6, 2), 0.15), 0.0),  # sigmoid(0) = 0.5
             900 - 5: ((0.5, 0.5, 0.7, 0.7), np.full((6, 2), 0.6), 1e30)}  # fmt: skip
@@ -304,6 +304,7 @@ def test_nms_score_exactly_half_is_kept_and_logits_clamped():
     assert list(got.scores) == [1.0, 0.5]
 
 
+@pytest.mark.gpu
 def test_nms_zero_area_best_box_stands_alone():
     spec = {
         3: ((0.3, 0.3, 0.3, 0.5), np.full((6, 2), 0.3), 5.0),  # zero width, best score
@@ -316,6 +317,7 @@ def test_nms_zero_area_best_box_stands_alone():
     assert list(got.group_sizes) == [1, 1]
 
 
+@pytest.mark.gpu
 def test_nms_more_groups_than_max_keeps_the_best():
     rng = np.random.default_rng(2)
     spec = {}
@@ -331,6 +333,7 @@ def test_nms_more_groups_than_max_keeps_the_best():
     _assert_same(got, type(want)(want.boxes[:16], want.keypoints[:16], want.scores[:16]))
 
 
+@pytest.mark.gpu
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_nms_random_dense_candidates(precision):
     if precision == "fp16" and not _ctx().has_f16:
@@ -355,6 +358,7 @@ def test_nms_random_dense_candidates(precision):
     _assert_same(got, type(want)(want.boxes[:n], want.keypoints[:n], want.scores[:n]))
 
 
+@pytest.mark.gpu
 def test_nms_every_anchor_a_candidate_up_to_1024_detections():
     # 896 candidates, mostly disjoint tiny boxes: ~870 detections. Also guards the loop
     # budget (lavapipe stops an invocation's loops after 65535 iterations in total).
@@ -373,6 +377,7 @@ def test_nms_every_anchor_a_candidate_up_to_1024_detections():
     assert list(_args(dec)) == [6, len(want), 0, 0]
 
 
+@pytest.mark.gpu
 def test_decoder_reruns_without_stale_state():
     reg, cls = _raw_for({5: ((0.1, 0.1, 0.3, 0.3), np.full((6, 2), 0.2), 3.0)})
     layouts = (
@@ -423,6 +428,7 @@ def chain(astronaut_rgb):
                 letterbox=letterbox)  # fmt: skip
 
 
+@pytest.mark.gpu
 def test_chain_detections_match_numpy(chain):
     fd, dec = chain["fd"], chain["dec"]
     reg, cls = (
@@ -436,6 +442,7 @@ def test_chain_detections_match_numpy(chain):
     assert list(_args(dec)) == [6, 1, 0, 0]
 
 
+@pytest.mark.gpu
 def test_chain_roi_matches_oracle(chain):
     dec, roi, size = chain["dec"], chain["roi"], chain["size"]
     det = dec.read("frame_norm")
@@ -451,6 +458,7 @@ def test_chain_roi_matches_oracle(chain):
     assert 0.05 < rect.rotation < 0.25  # the astronaut's head is tilted ~5-10 degrees
 
 
+@pytest.mark.gpu
 def test_chain_landmarks_match_numpy_and_a_cpu_crop(chain):
     lm, proj, size = chain["lm"], chain["proj"], chain["size"]
     raw = _read_phwc4(lm.tensor_layout("conv2d_21")).reshape(-1)
@@ -500,6 +508,7 @@ def _write_landmarks(engine, raw, flag):
     q.write_buffer(fl.buffer, fl.offset, np.array([flag, 0, 0, 0], np.float32))
 
 
+@pytest.mark.gpu
 def test_roi_keeps_last_matrix_when_no_detection():
     kps = [[0.35, 0.35], [0.45, 0.4]] + [[0.4, 0.4]] * 4
     reg, cls = _raw_for({200: ((0.3, 0.3, 0.5, 0.5), kps, 3.0)})
@@ -526,6 +535,7 @@ def test_roi_keeps_last_matrix_when_no_detection():
     np.testing.assert_allclose(second.frame_from_tensor, first.frame_from_tensor)
 
 
+@pytest.mark.gpu
 @pytest.mark.parametrize("rotation", [0.0, math.pi / 2, -0.7])
 def test_landmark_projection_with_a_rotated_roi(landmark_engine, rotation):
     rng = np.random.default_rng(4)
@@ -544,6 +554,7 @@ def test_landmark_projection_with_a_rotated_roi(landmark_engine, rotation):
     assert got.present and list(got.args) == [6, 468, 0, 0]
 
 
+@pytest.mark.gpu
 @pytest.mark.parametrize("flag, valid, instances", [(-2.0, True, 0), (0.0, True, 0),
                                                     (2.0, False, 0), (2.0, True, 468)])  # fmt: skip
 def test_face_flag_off_or_no_roi_gives_zero_instances(landmark_engine, flag, valid, instances):

@@ -1,0 +1,52 @@
+"""The tiers: markers by what a test needs, so that `-m` picks what a machine can run.
+
+- `gpu`: one WebGPU adapter (lavapipe in CI). A module that calls `gpu_context()` at import
+  is in this tier as a whole (the call declares the need, tests/helpers/gpu.py records it);
+  a test that asks for an adapter inside its body carries `@pytest.mark.gpu` itself;
+- `gl`: the OpenGL (GLES) backend, through EGL (Mesa's llvmpipe in CI): `gl_context()`;
+- `slow`: long cases (whole clips, whole-model sweeps, fuzz runs).
+The Makefile's targets and docs/setup.md say which tiers each runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+# Modules (their __name__) that called gpu_context() / gl_context() while being imported.
+NEEDS: dict[str, set[str]] = {"gpu": set(), "gl": set()}
+# A module-level skip with this reason is a tier that `-m` leaves out: its tests would be
+# deselected anyway, so tests/helpers/ci.py does not count it as a skip.
+NOT_SELECTED = "tier not selected by -m"
+_markexpr = ""
+
+
+def pytest_configure(config):
+    global _markexpr
+    _markexpr = config.getoption("markexpr", "") or ""
+
+
+def selected(tier: str) -> bool:
+    """Would `-m` keep a test carrying only the `tier` marker? (True without -m)"""
+    if not _markexpr:
+        return True
+    from _pytest.mark.expression import Expression
+
+    return Expression.compile(_markexpr).evaluate(lambda name, **_: name == tier)
+
+
+def record(module: str, tier: str) -> None:
+    """`module` needs `tier` as a whole (the context helpers call this at its import); when
+    `-m` leaves the tier out the module is skipped before it asks for an adapter, so the
+    other tiers run on a machine that has none (.ci/run's extra interpreters do)."""
+    NEEDS[tier].add(module)
+    if not selected(tier):
+        pytest.skip(f"{NOT_SELECTED} ({_markexpr})", allow_module_level=True)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = getattr(item.module, "__name__", "") if hasattr(item, "module") else ""
+        for tier, modules in NEEDS.items():
+            if module in modules:
+                item.add_marker(tier)
