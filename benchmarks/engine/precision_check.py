@@ -12,8 +12,11 @@ oracle, one engine run. Per output:
 - masks (segmentation outputs, probabilities or logits) are also compared as masks:
   mean |p - p_ref| and the IoU of p > 0.5 (p = sigmoid(logit) for logits), because the
   pixels at the mask's edge move the most and matter the least.
-A model the engine or LiteRT cannot run is a row saying why (face_landmark_with_attention:
-MediaPipe custom ops, no GPU or reference kernel).
+A model the engine refuses (ModelError: an op with neither a GPU nor a CPU kernel, e.g.
+face_landmark_with_attention's MediaPipe custom ops) is a row saying why; any other error
+stops the run (it is a failure, not a row).
+At fp32, pose_landmark_full's segmentation logits (max ~1650) are held to FP32_LOGITS and
+the mask bounds: fp32 itself is not exact to 1e-4 there (see FP32_LOGITS).
 
 The table prints under the stamp line (benchmarks/common.py); --json writes
 {"stamp", "rows"}.
@@ -43,6 +46,11 @@ MASKS = {
     ("pose_landmark_full", "Identity_2"): "logits",
 }
 MASK_IOU, MASK_MEAN = 0.99, 1e-2
+# Mask logits at fp32: on pose_landmark_full (astronaut still) LiteRT's XNNPACK and builtin
+# reference resolvers differ by 1.7e-4 relative between themselves, the engine by 2.2e-4
+# from XNNPACK and 6.9e-5 from a float64 run (lavapipe, 2026-11): the 1e-4 bound is below
+# what fp32 arithmetic holds on this output, so it gets 5e-4 plus the mask bounds.
+FP32_LOGITS = 5e-4
 
 
 @dataclass
@@ -118,9 +126,8 @@ def mask_scores(kind: str, got: np.ndarray, ref: np.ndarray) -> tuple[float, flo
 def check_model(
     entry, precision: str = "fp16", storage: str = "auto", floor: bool = True
 ) -> list[OutputResult]:
-    """One row per output of `entry` (a manifest ModelEntry); one row saying why when the
-    engine or LiteRT cannot run the model. `floor`: also the fp16 storage floor (fp16)."""
-    from engine.errors import EngineError
+    """One row per output of `entry` (a manifest ModelEntry); ModelError when the engine
+    refuses the model. `floor`: also the fp16 storage floor (fp16)."""
     from engine.gpu.engine import Engine
     from engine.model.importer import load_tflite
 
@@ -129,13 +136,9 @@ def check_model(
     feeds = {
         graph.tensors[t].name: model_input(entry, graph.tensors[t].shape, rng) for t in graph.inputs
     }
-    try:
-        engine = Engine(graph, precision=precision, storage=storage)
-        got = engine.run(feeds)
-        ref = litert_outputs(entry.path, feeds)
-    except (EngineError, RuntimeError, ValueError) as exc:
-        why = str(exc).splitlines()[0]
-        return [OutputResult(entry.name, "-", 0.0, float("nan"), False, note=f"skipped: {why}")]
+    engine = Engine(graph, precision=precision, storage=storage)  # ModelError: refused
+    got = engine.run(feeds)
+    ref = litert_outputs(entry.path, feeds)
     rows = []
     floors = fp16_storage_outputs(engine.graph, feeds) if floor and precision == "fp16" else {}
     for name, want in ref.items():
@@ -150,8 +153,11 @@ def check_model(
         if kind:
             row.mask_iou, row.mask_mean = mask_scores(kind, have, want.astype(np.float64))
             row.note = f"mask ({kind})"
+            mask_ok = row.mask_iou >= MASK_IOU and row.mask_mean <= MASK_MEAN
             if precision == "fp16":
-                row.ok = row.mask_iou >= MASK_IOU and row.mask_mean <= MASK_MEAN
+                row.ok = mask_ok
+            elif kind == "logits":
+                row.ok = mask_ok and error <= FP32_LOGITS
         rows.append(row)
     return rows
 
@@ -180,20 +186,27 @@ def main(argv: list[str] | None = None) -> int:
     entries = [e for e in load_manifest().models if e.path.exists()]
     if args.models:
         entries = [e for e in entries if e.name in args.models]
-    from engine.errors import DeviceError
+    from engine.errors import DeviceError, ModelError
     from engine.gpu import shared_context
 
     bench = Bench(__spec__.name, argv)
     try:
         bench.use(shared_context())
-    except DeviceError:  # no adapter: each model's row says why (check_model)
-        pass
+    except DeviceError as exc:  # no adapter: nothing to measure
+        print(f"precision_check: {exc}", file=sys.stderr)
+        return 2
     rows = []
     for entry in entries:
-        rows.extend(check_model(entry, args.precision, args.storage, not args.no_floor))
+        try:
+            rows.extend(check_model(entry, args.precision, args.storage, not args.no_floor))
+        except ModelError as exc:  # refused by the engine: a row says why (not a pass)
+            why = str(exc).splitlines()[0]
+            rows.append(
+                OutputResult(entry.name, "-", 0.0, float("nan"), False, note=f"refused: {why}")
+            )
         print(f"{entry.name}: done", file=sys.stderr)
     bench.report(markdown(rows, args.precision), {"rows": [asdict(r) for r in rows]}, args.json)
-    return 0 if all(r.ok or r.note.startswith("skipped") for r in rows) else 1
+    return 0 if all(r.ok or r.note.startswith("refused") for r in rows) else 1
 
 
 if __name__ == "__main__":

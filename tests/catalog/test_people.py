@@ -117,9 +117,12 @@ def test_people_clip_is_the_references_clip():
     if not clip.is_file():
         pytest.skip(f"{clip} missing: run `make assets`")
     assert count_frames(clip) == (people.FRAMES, people.SIZE)
-    if hashlib.sha256(clip.read_bytes()).hexdigest() != people.CLIP_SHA256:
-        pytest.skip(f"{clip} differs from the references' clip (another PyAV or OpenCV)")
-    assert _frame_crcs(clip) == load_reference(PEOPLE_REFERENCE)["frame_crc32"].tolist()
+    # Other bytes (another PyAV or OpenCV) may still decode to the same frames: the frames
+    # are what the references need. Other frames fail: remake the references.
+    assert _frame_crcs(clip) == load_reference(PEOPLE_REFERENCE)["frame_crc32"].tolist(), (
+        f"{clip} decodes to other frames than MediaPipe's references saw "
+        f"(sha256 {'equal' if hashlib.sha256(clip.read_bytes()).hexdigest() == people.CLIP_SHA256 else 'differs'})"
+    )
 
 
 def test_people_reference_is_whole():

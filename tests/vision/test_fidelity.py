@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.fidelity.compare import (
-    ClipMismatch,
     check_targets,
     clip_frames,
     compare,
@@ -30,10 +29,9 @@ def _metrics(frames: int, backend: str) -> dict:
     if backend == "xnnpack":
         pytest.importorskip("ai_edge_litert.interpreter")
     ref = load_reference()
-    try:
-        rgb = clip_frames(sample_clip(), ref["frame_crc32"], frames)
-    except ClipMismatch as exc:
-        pytest.skip(str(exc))
+    # A clip that decodes to other frames than MediaPipe saw (another OpenCV encoder or
+    # decoder) raises ClipMismatch: a failure, the references must be made again.
+    rgb = clip_frames(sample_clip(), ref["frame_crc32"], frames)
     return compare(ref, run_ours(rgb, context=CTX, backend=backend))
 
 
