@@ -124,10 +124,11 @@ def mask_scores(kind: str, got: np.ndarray, ref: np.ndarray) -> tuple[float, flo
 
 
 def check_model(
-    entry, precision: str = "fp16", storage: str = "auto", floor: bool = True
+    entry, precision: str = "fp16", storage: str = "auto", floor: bool = True, context=None
 ) -> list[OutputResult]:
     """One row per output of `entry` (a manifest ModelEntry); ModelError when the engine
-    refuses the model. `floor`: also the fp16 storage floor (fp16)."""
+    refuses the model. `floor`: also the fp16 storage floor (fp16); `context`: the
+    GpuContext to run on (default: the shared one)."""
     from engine.gpu.engine import Engine
     from engine.model.importer import load_tflite
 
@@ -136,7 +137,7 @@ def check_model(
     feeds = {
         graph.tensors[t].name: model_input(entry, graph.tensors[t].shape, rng) for t in graph.inputs
     }
-    engine = Engine(graph, precision=precision, storage=storage)  # ModelError: refused
+    engine = Engine(graph, precision=precision, storage=storage, context=context)
     got = engine.run(feeds)
     ref = litert_outputs(entry.path, feeds)
     rows = []

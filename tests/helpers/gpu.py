@@ -38,6 +38,24 @@ def gpu_context():
         missing(f"no WebGPU adapter: {exc}")
 
 
+def gl_context():
+    """The shared context on wgpu's OpenGL (GLES) backend (Mesa's llvmpipe through EGL in
+    CI). Called at a module's top level it puts the module in the `gl` tier. No OpenGL
+    adapter: the module skips locally, fails in CI."""
+    from engine.errors import DeviceError
+    from engine.gpu.device import shared_context
+
+    caller = sys._getframe(1)
+    if caller.f_code.co_name == "<module>":
+        tiers.record(caller.f_globals.get("__name__", ""), "gl")
+    try:
+        ctx = shared_context("OpenGL")
+    except DeviceError as exc:
+        missing(f"no OpenGL adapter (EGL: Mesa's libegl-mesa0): {exc}")
+    assert ctx.info.get("backend_type") == "OpenGL", ctx.info
+    return ctx
+
+
 def conv_attrs(padding="SAME", stride=1, dilation=1, act="NONE", **extra) -> dict:
     """CONV_2D / DEPTHWISE_CONV_2D attributes, the same stride and dilation in h and w;
     `extra`: more attributes (depth_multiplier, ...)."""
