@@ -136,23 +136,15 @@ def test_still_image_planner_and_fp16(tmp_path, planner):
 def test_ctrl_c_finishes_the_file(tmp_path):
     """SIGINT mid-run: exit 130, the summary says so, the video written so far plays."""
     import signal
-    import subprocess
-    import sys
-    import time
 
-    from tests.helpers.files import ROOT
+    from tests.helpers.paused import start_paused
 
     out = tmp_path / "cut.mp4"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--model", str(model_file("selfie_segmentation")),
-         "--input", str(sample_clip()), "--headless", "--output", str(out), "--no-progress"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.time() + 60
-    while time.time() < deadline and (not out.exists() or out.stat().st_size < 20_000):
-        time.sleep(0.2)
+    proc = start_paused(["--model", str(model_file("selfie_segmentation")), "--input",
+                         str(sample_clip()), "--headless", "--output", str(out),
+                         "--no-progress"])  # fmt: skip
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
     assert "interrupted" in stdout
     frames = read_video(out)

@@ -19,6 +19,7 @@ import pytest
 from tests.helpers.files import ROOT, model_file
 from tests.helpers.gpu import gpu_context
 from tests.helpers.media import sample_clip
+from tests.helpers.paused import start_paused
 
 gpu_context()  # skips the module without an adapter
 CODES = {"SIGINT": 130, "SIGTERM": 143}
@@ -59,24 +60,9 @@ def _check(proc, stderr: str, tmp_path, name: str) -> dict:
     return stats
 
 
-def _start_and_wait_for_frames(tmp_path, *extra):
-    """ar-demo running, once it has written some frames (the mp4 has grown)."""
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *_args(tmp_path, *extra)],
-                            cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-    out = tmp_path / "out.mp4"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if out.exists() and out.stat().st_size > 20_000:  # a few encoded frames
-            return proc
-        time.sleep(0.05)
-    proc.kill()
-    pytest.fail(f"ar-demo wrote no frames: {proc.communicate()}")
-
-
 @pytest.mark.parametrize("name", ["SIGTERM", pytest.param("SIGINT", marks=pytest.mark.slow)])
 def test_signal_mid_run_keeps_every_frame(tmp_path, name):
-    proc = _start_and_wait_for_frames(tmp_path)
+    proc = start_paused(_args(tmp_path))
     proc.send_signal(getattr(signal, name))
     _, err = proc.communicate(timeout=120)
     stats = _check(proc, err, tmp_path, name)
@@ -84,7 +70,7 @@ def test_signal_mid_run_keeps_every_frame(tmp_path, name):
 
 
 def test_second_signal_during_shutdown_does_not_cut_the_file(tmp_path):
-    proc = _start_and_wait_for_frames(tmp_path)
+    proc = start_paused(_args(tmp_path))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT):
         proc.send_signal(sig)
         time.sleep(0.03)

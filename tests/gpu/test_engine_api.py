@@ -181,7 +181,6 @@ def test_storage_tune_measures_once_and_caches(tmp_path, monkeypatch):
     first = storage_probe.probe_result(CTX, "fp32", cache_dir=tmp_path, refresh=True)
     assert first["kind"] in ("buffer", "texture")
     assert first["buffer_ms"] > 0 and first["texture_ms"] > 0
-    assert first["probe_ms"] < 5000  # ~0.1-0.3 s with warm shader caches
     (path,) = tmp_path.glob("*.json")
     monkeypatch.setattr(storage_probe, "_choices", {})  # a new process: from the file
     monkeypatch.setattr(storage_probe, "measure", lambda *a: pytest.fail("measured again"))

@@ -52,6 +52,7 @@ def test_first_frames_match_mediapipe(backend):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 300 frames on lavapipe: minutes; this ends a hang
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_whole_clip_matches_mediapipe(backend):
     m = _metrics(300, backend)

@@ -73,6 +73,7 @@ def test_one_shot_matches_mediapipe(solution, start, count, backend):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # up to 300 frames on lavapipe: minutes; this ends a hang
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("solution", "start", "count"), WHOLE)
 def test_whole_clip_matches_mediapipe(solution, start, count, backend):
