@@ -16,16 +16,17 @@ from tests.helpers.media import sample_clip
 def _run(*args: str, env: dict | None = None):
     proc = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("ar-demo: error:")]
     assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, errors
+    return proc.returncode, [line for line in proc.stderr.splitlines() if line.strip()]
 
 
 def _fails_with(args, *words, env: dict | None = None):
-    code, errors = _run(*args, env=env)
-    assert code == 2 and len(errors) == 1, (code, errors)
+    """Exit 2 and stderr is exactly one line, the error (no other line before or after)."""
+    code, lines = _run(*args, env=env)
+    assert code == 2 and len(lines) == 1, (code, lines)
+    assert lines[0].startswith("ar-demo: error:"), lines[0]
     for w in words:
-        assert w in errors[0], errors[0]
+        assert w in lines[0], lines[0]
 
 
 def test_help_documents_every_option():

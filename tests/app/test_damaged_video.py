@@ -84,20 +84,31 @@ def test_clean_clip_matches_opencv_bit_for_bit():
 
 
 @pytest.mark.gpu
-def test_ar_demo_exits_3_and_lists_the_skipped_frames(damaged, tmp_path):
+def test_ar_demo_exits_3_and_lists_the_skipped_frames(damaged, tmp_path, capsys):
     from app.cli import main
     from tests.helpers.gpu import gpu_context
+    from tests.helpers.media import read_video
 
     gpu_context()
-    stats = tmp_path / "stats.json"
+    stats, out = tmp_path / "stats.json", tmp_path / "o.mp4"
     code = main(["--model", str(model_file("face_detection_short_range")), "--input",
-                 str(damaged["zeroed"]), "--headless", "--output", str(tmp_path / "o.mp4"),
+                 str(damaged["zeroed"]), "--headless", "--output", str(out),
                  "--stats", str(stats), "--no-progress", "--frames", "140"])  # fmt: skip
     s = json.loads(stats.read_text())
     assert code == 3 and s["exit_code"] == 3
     assert s["frames_read"] == s["frames_written"] == 140 and s["frames_skipped"] > 0
     (gap,) = s["skipped_frames"]
     assert gap["count"] == s["frames_skipped"] and gap["first"] < 140
+    # the output plays, every written frame in it; stderr warns in one line, the summary
+    # lists the frames
+    assert len(read_video(out)) == 140
+    printed = capsys.readouterr()
+    err = [line for line in printed.err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("ar-demo: warning:"), err
+    assert f"{gap['count']} damaged frames of {damaged['zeroed']}" in err[0], err
+    last = gap["first"] + gap["count"] - 1
+    assert f"skipped {gap['count']} damaged frames of the input" in printed.out
+    assert f"{gap['first']}-{last}" in printed.out
 
 
 def test_variable_frame_rate_is_not_damage(tmp_path):

@@ -123,15 +123,31 @@ def test_face_detection_same_outputs_under_every_policy(tmp_path, monkeypatch):
 
 
 def test_bench_rows_and_latency(tmp_path):
-    from engine.gpu.workgroups import AdapterKey, TuneCache
-    from engine.tools.bench.workgroups import markdown_report, model_latency, signature_rows
+    from engine.gpu.workgroups import AdapterKey, TuneCache, candidates
+    from engine.tools.bench.workgroups import (
+        _text,
+        markdown_report,
+        model_latency,
+        signature_rows,
+    )
 
     graph = _graphs(np.random.default_rng(3))["depthwise_tiled"]
     engine = Engine(graph, workgroups="table", transforms=False)
     rows, descent, best = signature_rows(engine, runs=1, sample=3)
     [row] = rows
-    assert row["kernel"] == "depthwise_tiled" and row["best_ms"] <= row["table_ms"]
-    assert 0 <= row["within_15pct"] <= 1 and row["descent_timed"] > 0
+    # the row describes the engine's one signature: its table choice, its candidate pool,
+    # the sample asked for, and the descent and best results it returns
+    [(sig, table_c)] = {c[0].key(): (c[0], c[1]) for c in engine.workgroup_choices}.values()
+    assert row["kernel"] == sig.kernel == "depthwise_tiled"
+    assert row["table"] == _text(table_c)
+    assert row["candidates"] == len(candidates(sig, engine.target.workgroups)) > 3
+    assert row["exhaustive_timed"] == 3
+    [(descent_sig, tuned)] = descent.items()
+    assert descent_sig == sig and row["descent"] == _text(tuned.choice) and tuned.timed > 0
+    assert row["descent_timed"] == tuned.timed
+    [(best_sig, found)] = best.items()
+    assert best_sig == sig and row["best"] == _text(found.choice) and row["best_ms"] == found.ms
+    assert row["table_vs_best"] == row["table_ms"] / row["best_ms"]
     cache = TuneCache(AdapterKey.from_info(engine.ctx.info), tmp_path / "workgroups")
     for sig, tuned in descent.items():
         cache.put(sig, tuned, "descent")
