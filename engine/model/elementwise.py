@@ -96,12 +96,12 @@ _ZERO = "vec4<E>(0.0)"
 
 UNARY: dict[str, Unary] = {
     "RELU": Unary(lambda x, a: np.maximum(x, 0), f"max({{x}}, {_ZERO})",
-                  fusable=True, quantized="lookup"),
+                  fusable=True, quantized="fixed_point"),
     "RELU6": Unary(lambda x, a: np.clip(x, 0, 6), f"clamp({{x}}, {_ZERO}, vec4<E>(6.0))",
-                   fusable=True, quantized="lookup"),
+                   fusable=True, quantized="fixed_point"),
     "RELU_N1_TO_1": Unary(lambda x, a: np.clip(x, -1, 1),
                           "clamp({x}, vec4<E>(-1.0), vec4<E>(1.0))",
-                          fusable=True, quantized="lookup"),
+                          fusable=True, quantized="fixed_point"),
     "LOGISTIC": Unary(_logistic, "sigmoid({x})", fusable=True, quantized="lookup"),
     "TANH": Unary(lambda x, a: np.tanh(x), "stable_tanh({x})", fusable=True, quantized="lookup"),
     # x * relu6(x + 3) / 6
@@ -114,7 +114,8 @@ UNARY: dict[str, Unary] = {
                  f"select({{x}}, exp(min({{x}}, {_ZERO})) - vec4<E>(1.0), {{x}} < {_ZERO})",
                  quantized="lookup"),
     "LEAKY_RELU": Unary(_leaky_relu, f"select({{x}} * vec4<E>({{alpha}}), {{x}}, {{x}} > {_ZERO})",
-                        fields=lambda a: {"alpha": a.get("alpha", 0.2)}, quantized="lookup"),
+                        fields=lambda a: {"alpha": a.get("alpha", 0.2)},
+                        quantized="fixed_point"),
     "NEG": Unary(lambda x, a: np.negative(x), "-{x}"),
     "RSQRT": Unary(_rsqrt, "inverseSqrt({x})"),  # E is f32: an fp16 variance + 1e-6 keeps it
     "GELU": Unary(_gelu, "gelu_{form}({x})",  # shaders/engine/gelu.wgsl

@@ -1,9 +1,10 @@
 """QUANTIZE / DEQUANTIZE kernels and the fake-quant epilogue step vs the reference.
 
 Graphs here are already in float form (engine/transforms/quantized.py): real values
-in float32 tensors that keep their int8/uint8 grid. Inputs avoid rounding ties (the
-GPU divides to within a few ulps, which could flip a tie) but go past the range so
-the clamps are exercised.
+in float32 tensors that keep their int8/uint8 grid. Random inputs avoid rounding ties on
+grids like 0.05 (the GPU divides to within a few ulps, which could flip a tie) but go past
+the range so the clamps are exercised; ties are checked on power-of-two grids, where the
+division is exact.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from engine.model.ir import Graph, Op, Quantization, Tensor
-from tests.helpers.gpu import STORAGES, assert_matches, conv_attrs, gpu_context
+from tests.helpers.gpu import STORAGES, assert_matches, conv_attrs, gpu_context, run_both
 
 gpu_context()
 
@@ -43,6 +44,35 @@ def test_quantize(grid, precision, storage):
     x = _off_ties(rng, (1, 5, 7, 6), grid)
     engine = assert_matches(g, {"x": x}, precision=precision, storage=storage)
     assert "quantize" in [d.kernel for d in engine.program.dispatches]
+
+
+# Grids with power-of-two scales: x / scale is exact on the GPU too, so ties are ties.
+TIE_GRIDS = [Quantization((1 / 16,), (-3,), dtype="int8"),
+             Quantization((1 / 64,), (128,), dtype="uint8")]  # fmt: skip
+
+
+@pytest.mark.parametrize("storage", STORAGES)
+@pytest.mark.parametrize("grid", TIE_GRIDS, ids=["int8", "uint8"])
+def test_quantize_rounds_ties_away_from_zero(grid, storage):
+    """Every value halfway between two levels, both signs, past the range: the GPU rounds
+    them as TFLite's QUANTIZE (half away from zero), i.e. as the reference. fp32 only:
+    fp16 storage cannot hold these halves exactly (the input is rounded first)."""
+    lo, hi = (-128, 127) if grid.dtype == "int8" else (0, 255)
+    z, s = grid.zero_point[0], grid.scale[0]
+    k = np.arange(lo - z - 20, hi - z + 20)  # levels around zero, 20 past each end
+    x = ((k + 0.5) * s).astype(np.float32)
+    x = np.concatenate([x, -x, ((k - 0.5) * s).astype(np.float32)])
+    x = np.pad(x, (0, 6 * 7 * 30 - x.size)).reshape(1, 6, 7, 30)
+    g = _graph("QUANTIZE", None, grid, x.shape)
+    got, want, engine = run_both(g, {"x": x}, storage=storage)
+    assert "quantize" in [d.kernel for d in engine.program.dispatches]
+    np.testing.assert_array_equal(got["y"], want["y"])
+    halves = np.abs(x / np.float32(s) - np.trunc(x / np.float32(s))) == 0.5
+    assert halves.sum() > 600  # the cases are ties indeed
+    level = np.round(want["y"] / np.float32(s))
+    away = np.sign(x) * np.floor(np.abs(x / np.float32(s)) + 0.5)
+    inside = halves & (away + z >= lo) & (away + z <= hi)
+    np.testing.assert_array_equal(level[inside], away[inside])  # the reference: away too
 
 
 @pytest.mark.parametrize("storage", STORAGES)

@@ -59,6 +59,15 @@ def test_nearest_ties(flags):
         run(graph("RESIZE_NEAREST_NEIGHBOR", shape, size, *flags))
 
 
+@pytest.mark.parametrize("storage", STORAGES)
+def test_nearest_with_align_corners_and_half_pixel(storage):
+    """Nearest takes both flags at once (LiteRT does: tests/reference/test_resize.py), up,
+    down and on ties."""
+    for shape, size in [((1, 4, 4, 2), (8, 8)), ((1, 5, 7, 3), (3, 4)), ((1, 4, 6, 2), (8, 4)),
+                        ((1, 5, 3, 6), (9, 5))]:  # fmt: skip
+        run(graph("RESIZE_NEAREST_NEIGHBOR", shape, size, True, True), storage=storage)
+
+
 def test_align_and_half_pixel_declined():
     g = graph("RESIZE_NEAREST_NEIGHBOR", (1, 4, 4, 2), (8, 8), True, True)
     assert select(g.ops[0], g) is not None  # nearest allows the pair

@@ -301,3 +301,159 @@ def test_hybrid_rounds_exact_halves_like_litert(op_type):
     g = quant_graph(op_type, [inp, w, const("b", np.zeros(n, np.float32))], None, attrs)
     want = run_litert(g, {"input0": x}, "reference")["output"]
     np.testing.assert_array_equal(Interpreter(g).run({"input0": x})["output"], want)
+
+
+# --- every other integer kernel against LiteRT: activations, MAXIMUM/MINIMUM, PADV2, moves ---
+# Unary ops see every value of the input type once (ties of the rescale included); moves
+# and the binary ops see random values over the whole range, bit for bit.
+
+EVERY_INT8 = np.arange(-128, 128, dtype=np.int8).reshape(1, 4, 8, 8)
+
+
+def _quantized(g, grids: dict[str, tuple], dtype: str = "int8"):
+    """`g` (a float single-op graph) with its non-constant float tensors on integer grids:
+    grids["in"] for inputs, grids["out"] for outputs (scale, zero point)."""
+    from dataclasses import replace
+
+    from engine.model.ir import Graph, Quantization
+
+    tensors = list(g.tensors)
+    for role, ids in (("in", g.inputs), ("out", g.outputs)):
+        scale, zero = grids[role]
+        for t in ids:
+            if tensors[t].dtype == "float32":
+                tensors[t] = replace(tensors[t], dtype=dtype,
+                                     quantization=Quantization((scale,), (zero,)))  # fmt: skip
+    return Graph(tensors, g.ops, g.inputs, g.outputs, name=f"quant:{g.name}")
+
+
+def _exact_all(g, feeds, litert_kernels="reference"):
+    want = run_litert(g, feeds, litert_kernels)
+    got = Interpreter(g).run(feeds)
+    assert got.keys() == want.keys()
+    for name, value in want.items():
+        assert got[name].dtype == value.dtype, (name, got[name].dtype, value.dtype)
+        np.testing.assert_array_equal(got[name], value, err_msg=name)
+
+
+UNARY_CASES = [  # (op, attrs, dtype); LiteRT has no uint8 ELU
+    (op, attrs, dtype)
+    for op, attrs in [("RELU", {}), ("RELU6", {}), ("RELU_N1_TO_1", {}), ("ELU", {}),
+                      ("LEAKY_RELU", {"alpha": 0.2}), ("LEAKY_RELU", {"alpha": 0.01})]
+    for dtype in ("int8", "uint8")
+    if (op, dtype) != ("ELU", "uint8")
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("op_type,attrs,dtype", UNARY_CASES,
+                         ids=[f"{o}-{a.get('alpha', '')}-{d}" for o, a, d in UNARY_CASES])  # fmt: skip
+@pytest.mark.parametrize(
+    "grids",
+    [{"in": (0.05, -3), "out": (0.05, -3)}, {"in": (0.05, -3), "out": (0.03, 7)},
+     {"in": (1 / 32, 0), "out": (1 / 16, -1)}],  # power-of-two scales: exact ties
+    ids=["same_grid", "rescaled", "ties"],
+)  # fmt: skip
+def test_unary_every_value(op_type, attrs, grids, dtype):
+    from tests.helpers.single_op import single_op_graph
+
+    if dtype == "uint8":  # the same grids around the uint8 range's middle
+        grids = {k: (s, z + 128) for k, (s, z) in grids.items()}
+    g = _quantized(single_op_graph(op_type, [(1, 4, 8, 8)], attrs), grids, dtype)
+    x = EVERY_INT8.astype(np.int16) + (128 if dtype == "uint8" else 0)
+    # LiteRT's reference resolver has no ELU: its builtin kernel is the oracle there
+    _exact_all(g, {"input0": x.astype(dtype)}, "builtin" if op_type == "ELU" else "reference")
+
+
+@pytest.mark.parametrize("op_type", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("shape_b", [(1, 4, 5, 6), (1, 1, 1, 6), (1, 4, 5, 1)], ids=str)
+def test_maximum_minimum(op_type, shape_b):
+    from tests.helpers.single_op import single_op_graph
+
+    g = single_op_graph(op_type, [(1, 4, 5, 6), shape_b])
+    g = _quantized(g, {"in": (0.04, 5), "out": (0.04, 5)})
+    rng = np.random.default_rng(len(shape_b) + shape_b[-1])
+    _exact_all(g, int_feeds(g, rng))
+
+
+@pytest.mark.parametrize("value", [-128, 5, 127])
+def test_padv2(value):
+    from engine.model.ir import Quantization, Tensor
+
+    x = activation("x", (1, 4, 5, 3), 0.05, 7)
+    pads = const("pads", np.array([[0, 0], [1, 2], [0, 3], [0, 1]], np.int32))
+    fill = Tensor("fill", (), "int8", np.array(value, np.int8), Quantization((0.05,), (7,)))
+    g = quant_graph("PADV2", [x, pads, fill], (0.05, 7))
+    _exact_all(g, int_feeds(g, np.random.default_rng(value & 0xFF)))
+
+
+def _i32(values):
+    return np.array(values, np.int32)
+
+
+MOVES = [  # (op, float single_op_graph inputs, attrs, outputs)
+    ("PACK", [(3, 4), (3, 4)], {"values_count": 2, "axis": 1}, 1),
+    ("SQUEEZE", [(1, 4, 1, 3)], {"squeeze_dims": (2,)}, 1),
+    ("EXPAND_DIMS", [(4, 3), _i32([1])], {}, 1),
+    ("DEPTH_TO_SPACE", [(1, 3, 4, 8)], {"block_size": 2}, 1),
+    ("SPACE_TO_DEPTH", [(1, 6, 4, 3)], {"block_size": 2}, 1),
+    ("TRANSPOSE", [(1, 4, 5, 3), _i32([0, 2, 1, 3])], {}, 1),
+    ("SPLIT", [_i32(3), (1, 4, 6, 6)], {"num_splits": 3}, 3),
+    ("SLICE", [(2, 5, 6, 4), _i32([0, 1, 2, 0]), _i32([2, 3, -1, 2])], {}, 1),
+    ("STRIDED_SLICE", [(2, 5, 6, 4), _i32([1, 4, 5, 3]), _i32([0, 0, 0, 0]),
+                       _i32([-1, -1, -2, -1])], {"end_mask": 0b0101}, 1),
+    ("GATHER", [(1, 6, 3), _i32([5, 0, 2, 2])], {"axis": 1, "batch_dims": 0}, 1),
+    ("RESIZE_NEAREST_NEIGHBOR", [(1, 5, 4, 3), _i32([9, 11])],
+     {"align_corners": False, "half_pixel_centers": True}, 1),
+    ("RESIZE_NEAREST_NEIGHBOR", [(1, 5, 4, 3), _i32([9, 11])],
+     {"align_corners": True, "half_pixel_centers": True}, 1),
+    ("RESIZE_NEAREST_NEIGHBOR", [(1, 4, 6, 3), _i32([8, 4])],
+     {"align_corners": True, "half_pixel_centers": False}, 1),
+]  # fmt: skip
+
+
+def test_every_move_has_a_case():
+    """A new entry of the moves (engine/model/op_specs.py) needs a case here."""
+    from engine.reference.quantized.shape import MOVES as KERNEL_MOVES
+
+    assert set(KERNEL_MOVES) - {"RESHAPE"} == {op for op, *_ in MOVES} | NO_FLOAT_KERNEL
+
+
+# Moves the op table lists whose float kernel the reference lacks: the integer path (which
+# runs the float kernel on the integers) refuses them too, at run time.
+NO_FLOAT_KERNEL = {"UNPACK", "SPLIT_V"}
+
+
+@pytest.mark.parametrize("op_type", sorted(NO_FLOAT_KERNEL))
+def test_move_without_a_float_kernel_is_refused(op_type):
+    from tests.helpers.single_op import single_op_graph
+
+    inputs, attrs, outs = {
+        "UNPACK": ([(2, 4, 3)], {"num": 2, "axis": 0}, [(4, 3), (4, 3)]),
+        "SPLIT_V": ([(1, 4, 6), _i32([2, 4]), _i32(2)], {"num_splits": 2}, [(1, 4, 2), (1, 4, 4)]),
+    }[op_type]
+    g = single_op_graph(op_type, inputs, attrs, out_shapes=outs)
+    g = _quantized(g, {"in": (0.05, 7), "out": (0.05, 7)})
+    with pytest.raises(ModelError, match=f"{op_type} has no reference kernel"):
+        Interpreter(g).run(int_feeds(g, np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("op_type,inputs,attrs,outputs", MOVES, ids=[
+    f"{m[0]}-{i}" for i, m in enumerate(MOVES)])  # fmt: skip
+def test_move(op_type, inputs, attrs, outputs, dtype):
+    from tests.helpers.single_op import single_op_graph
+
+    grid = (0.05, 7 if dtype == "int8" else 135)
+    g = single_op_graph(op_type, inputs, attrs, num_outputs=outputs)
+    g = _quantized(g, {"in": grid, "out": grid}, dtype)
+    _exact_all(g, int_feeds(g, np.random.default_rng(len(op_type) * outputs)))
+
+
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("out", [(0.05, -3), (0.02, 11)], ids=["same_grid", "rescaled"])
+def test_mean_over_channels(keep_dims, out):
+    """MEAN over the channel axis (the GPU's channel-axis case, tests/gpu/test_quant_io.py)."""
+    rng = np.random.default_rng(19)
+    x = activation("x", (1, 5, 4, 6), 0.05, -3)
+    axes = const("axes", np.array([3], np.int32))
+    _exact(quant_graph("MEAN", [x, axes], out, {"keep_dims": keep_dims}), rng)

@@ -5,8 +5,14 @@
 - MUL (mul.cc): (x1 - z1) * (x2 - z2) times s1 * s2 / s_out;
 - MAXIMUM / MINIMUM: on the integers (LiteRT requires one grid for all three);
 - HARD_SWISH: LiteRT's int16 fixed-point formula (reference_ops::HardSwish);
+- RELU, RELU6, RELU_N1_TO_1 (activations.cc ReluX): (x - z_in) times s_in / s_out in
+  fixed point, + z_out, clamped to the activation's integer bounds; LEAKY_RELU
+  (reference_ops::QuantizeLeakyRelu): the same with s_in * alpha / s_out below zero. A
+  float table differs from these by one step where the rescale meets a tie (negative
+  halves go up in the fixed-point rounding) and for LEAKY_RELU's alpha (measured
+  against LiteRT on every int8 value: tests/reference/test_quantized.py);
 - the element-wise table's other activations (engine/model/elementwise.py, quantized
-  "lookup": LOGISTIC, TANH, ELU, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU) and
+  "lookup": LOGISTIC, TANH, ELU) and
   SOFTMAX: through a float lookup over the input grid, as LiteRT's optimized int8
   kernels build theirs: dequantize, apply in float32, q = round(y / s_out) + z_out.
   (LiteRT's BUILTIN_REF kernels use fixed-point approximations of exp instead and
@@ -100,6 +106,33 @@ def _range(dtype: str) -> tuple[int, int]:
 @register_quantized(*(name for name, u in UNARY.items() if u.quantized == "lookup"))
 def activation(op: Op, inputs: list, ts: OpTensors) -> list:
     return [lookup(op, inputs[0], ts, lambda v: UNARY[op.type].numpy(v, op.attrs))]
+
+
+def _rescale(x: np.ndarray, s_in, s_out, factor: float = 1.0) -> np.ndarray:
+    """x (already minus the input zero point) times float32(s_in * factor / s_out), in
+    fixed point (QuantizeMultiplier + MultiplyByQuantizedMultiplier)."""
+    real = np.float32(np.float32(s_in) * np.float32(factor)) / np.float32(s_out)
+    m, shift = quantize_multiplier(float(real))
+    return multiply_by_quantized_multiplier(x, m, shift)
+
+
+@register_quantized("RELU", "RELU6", "RELU_N1_TO_1")
+def relu_x(op: Op, inputs: list, ts: OpTensors) -> list:
+    out = ts.outputs[0]
+    (s_in, z_in), (s_out, z_out) = per_tensor(ts.inputs[0]), per_tensor(out)
+    y = _rescale(np.asarray(inputs[0], np.int64) - z_in, s_in, s_out) + z_out
+    lo, hi = activation_range(op.type, s_out, z_out, out.dtype)
+    return [saturate(y, out.dtype, lo, hi)]
+
+
+@register_quantized("LEAKY_RELU")
+def leaky_relu(op: Op, inputs: list, ts: OpTensors) -> list:
+    out = ts.outputs[0]
+    (s_in, z_in), (s_out, z_out) = per_tensor(ts.inputs[0]), per_tensor(out)
+    x = np.asarray(inputs[0], np.int64) - z_in
+    alpha = float(np.float32(op.attrs.get("alpha", 0.2)))
+    y = np.where(x >= 0, _rescale(x, s_in, s_out), _rescale(x, s_in, s_out, alpha)) + z_out
+    return [saturate(y, out.dtype)]
 
 
 def _high_mul_16(a: np.ndarray, b: int, rounding: bool = True) -> np.ndarray:
