@@ -27,7 +27,7 @@ def test_ci_script_runs_make_test():
 
 @pytest.mark.skipif(MAKE is None, reason="make not installed")
 @pytest.mark.parametrize("target", ["setup", "venv", ".venv", "models", "assets", "demo", "test",
-                                    "lint", "docs", "clean"])  # fmt: skip
+                                    "test-fast", "test-all", "lint", "docs", "clean"])  # fmt: skip
 def test_make_target_exists(target):
     proc = subprocess.run([MAKE, "-n", target], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -25,13 +25,24 @@ def pytest_configure(config):
     _markexpr = config.getoption("markexpr", "") or ""
 
 
-def selected(tier: str) -> bool:
-    """Would `-m` keep a test carrying only the `tier` marker? (True without -m)"""
-    if not _markexpr:
-        return True
+def selected(tier: str, markexpr: str | None = None) -> bool:
+    """Could `-m` keep some test marked `tier` (whatever other markers it has: a gpu test
+    may be slow too)? True without -m."""
+    import itertools
+    import re
+
     from _pytest.mark.expression import Expression
 
-    return Expression.compile(_markexpr).evaluate(lambda name, **_: name == tier)
+    expr = _markexpr if markexpr is None else markexpr
+    if not expr:
+        return True
+    others = sorted(set(re.findall(r"[A-Za-z_]\w*", expr)) - {"and", "or", "not", tier})
+    compiled = Expression.compile(expr)
+    for bits in itertools.product((False, True), repeat=len(others)):
+        on = {tier, *(name for name, bit in zip(others, bits, strict=True) if bit)}
+        if compiled.evaluate(lambda name, on=on, **_: name in on):
+            return True
+    return False
 
 
 def record(module: str, tier: str) -> None:
