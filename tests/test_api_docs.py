@@ -15,7 +15,7 @@ from tests.helpers.files import ROOT
 def _documented() -> dict[str, str]:
     """name -> module of every `::: engine.gpu.<module>.<name>` line of the page."""
     text = (ROOT / "docs" / "api" / "gpu.md").read_text()
-    pairs = re.findall(r"^::: (engine\.gpu\.\w+)\.(\w+)$", text, flags=re.MULTILINE)
+    pairs = re.findall(r"^::: (engine\.gpu\.[\w.]+)\.(\w+)$", text, flags=re.MULTILINE)
     return {name: module for module, name in pairs}
 
 

@@ -16,11 +16,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import ModelError
+from engine.native_log import captured_fd2, without_info
 from engine.vision.backend import require_litert
 
 
@@ -39,6 +41,22 @@ class XnnpackModel:
             source = Path(model)
             self.graph = load_tflite(source)
         threads = num_threads or os.cpu_count() or 1
+        # LiteRT prints "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." on fd 2 at
+        # the first model: kept off stderr (a CLI's error stays one line), the rest re-printed
+        with captured_fd2() as log:
+            self._load(interpreter, source, threads)
+        sys.stderr.write(without_info(log[0]))
+        self.num_threads = threads
+        (inp,) = self.interpreter.get_input_details()
+        self.input_index, self.input_name = inp["index"], inp["name"]
+        self.input_shape = tuple(int(d) for d in inp["shape"])
+        by_name = {d["name"]: d["index"] for d in self.interpreter.get_output_details()}
+        names = [self.graph.tensors[t].name for t in self.graph.outputs]
+        self.outputs = [(name, by_name[name]) for name in names]
+        self.runs = 0
+
+    def _load(self, interpreter, source: Path | None, threads: int) -> None:
+        """LiteRT's interpreter for the file (or the graph written back), tensors allocated."""
         try:
             if source is not None:
                 self.interpreter = interpreter(model_path=str(source), num_threads=threads)
@@ -50,14 +68,6 @@ class XnnpackModel:
             self.interpreter.allocate_tensors()
         except (RuntimeError, ValueError) as exc:
             raise ModelError(f"{self.graph.name}: LiteRT cannot load the model ({exc})") from exc
-        self.num_threads = threads
-        (inp,) = self.interpreter.get_input_details()
-        self.input_index, self.input_name = inp["index"], inp["name"]
-        self.input_shape = tuple(int(d) for d in inp["shape"])
-        by_name = {d["name"]: d["index"] for d in self.interpreter.get_output_details()}
-        names = [self.graph.tensors[t].name for t in self.graph.outputs]
-        self.outputs = [(name, by_name[name]) for name in names]
-        self.runs = 0
 
     @property
     def input_size(self) -> tuple[int, int]:

@@ -20,8 +20,10 @@ CTX = gpu_context()
 
 
 def _pipeline(models, effect, **kw):
+    """The GPU path under test: backend='webgpu' (auto picks xnnpack on lavapipe)."""
     import wgpu
 
+    kw.setdefault("backend", "webgpu")
     specs = [load_model(model_file(m)) for m in models]
     source = open_source(str(sample_clip()), 300)
     p = FramePipeline(CTX, specs, effect, source.size, "bgra8unorm", **kw)

@@ -103,7 +103,9 @@ STEPS = {"adapter": ("engine.gpu.device", "pick_adapter"),
 def test_signal_during_start_up(tmp_path, step, name):
     module, attr = STEPS[step]
     code = HARNESS.format(module=module, attr=attr, name=name)
-    proc = subprocess.run([sys.executable, "-c", code, *_args(tmp_path)], cwd=ROOT, env=_env(),
+    # the engine's compile step is the webgpu backend's (auto picks xnnpack on lavapipe)
+    args = _args(tmp_path, "--backend", "webgpu")
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     stats = _check(proc, proc.stderr, tmp_path, name)
     assert stats["frames_read"] == 0 and "no frame was written" in proc.stderr

@@ -193,8 +193,9 @@ def test_planner_switch_keeps_the_window_playing(xvfb, tmp_path):
     display, fb = xvfb
     keys = Keyboard(display)
     # the whole clip: 10 s in real time; optimized kernels from the start, so that the
-    # planner switch is the only one (staged would switch kernels first)
-    proc = launch(display, tmp_path, "--kernels", "optimized")
+    # planner switch is the only one (staged would switch kernels first); the planner is the
+    # webgpu backend's (auto picks xnnpack on lavapipe)
+    proc = launch(display, tmp_path, "--kernels", "optimized", "--backend", "webgpu")
     state = {"pressed": None, "busy": []}
 
     def on_shot(t, img):

@@ -22,13 +22,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from engine.config import settings
+from engine.native_log import captured_fd2
 from engine.tools.bench.timing import summarize, time_runs
 
 PEERS = ("litert", "litert-gpu", "onnx")
@@ -51,25 +51,6 @@ def skipped(backend: str, reason: str, status: str = "skipped", **extra) -> dict
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(str(text).split())
     return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-@contextmanager
-def captured_fd2():
-    """Redirect fd 2 (native libraries' logs) to a temp file; yields a list that holds
-    the captured text after the block."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    box: list[str] = []
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield box
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            box.append(tmp.read().decode(errors="replace"))
 
 
 _NOISE = re.compile(
