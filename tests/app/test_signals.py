@@ -60,7 +60,7 @@ def _check(proc, stderr: str, tmp_path, name: str) -> dict:
     return stats
 
 
-@pytest.mark.parametrize("name", ["SIGTERM", pytest.param("SIGINT", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
 def test_signal_mid_run_keeps_every_frame(tmp_path, name):
     proc = start_paused(_args(tmp_path))
     proc.send_signal(getattr(signal, name))
@@ -96,9 +96,9 @@ STEPS = {"adapter": ("engine.gpu.device", "pick_adapter"),
 
 @pytest.mark.parametrize(("step", "name"), [
     ("compile", "SIGINT"),
-    pytest.param("compile", "SIGTERM", marks=pytest.mark.slow),
-    pytest.param("adapter", "SIGINT", marks=pytest.mark.slow),
-    pytest.param("adapter", "SIGTERM", marks=pytest.mark.slow),
+    ("compile", "SIGTERM"),
+    ("adapter", "SIGINT"),
+    ("adapter", "SIGTERM"),
 ])  # fmt: skip
 def test_signal_during_start_up(tmp_path, step, name):
     module, attr = STEPS[step]

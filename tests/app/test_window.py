@@ -188,7 +188,6 @@ def test_window_shows_startup_screen_then_frames(xvfb, tmp_path):
     assert "ar-demo window" in out and "tensor_readbacks 0" in out
 
 
-@pytest.mark.slow
 def test_planner_switch_keeps_the_window_playing(xvfb, tmp_path):
     display, fb = xvfb
     keys = Keyboard(display)

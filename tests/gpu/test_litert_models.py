@@ -10,8 +10,8 @@
   p > 0.5 >= 0.99 and mean |p - p_ref| <= 1e-2.
 A model the engine refuses (tests/helpers/files.py REFUSED) must be refused with its
 reason: once it runs, this test fails until it is checked here like the others.
-The default tier runs the 3 core models at fp32 and pose_landmark_full at fp16 (the model
-fp16 broke: its world landmarks lost 1.5e-2 to f16 epilogues); the rest is slow-marked."""
+Every model at both precisions runs in the default tier (about a minute on lavapipe): this
+is the fp32 and fp16 oracle check of each model the engine runs."""
 
 from __future__ import annotations
 
@@ -19,18 +19,13 @@ import pytest
 
 from engine.catalog.manifest import load_manifest
 from engine.errors import ModelError
-from tests.helpers.files import CORE_MODELS, REFUSED, model_file
+from tests.helpers.files import REFUSED, model_file
 from tests.helpers.gpu import gpu_context
 
 ctx = gpu_context()
 pytest.importorskip("ai_edge_litert")
 
-DEFAULT = {"fp32": CORE_MODELS, "fp16": ("pose_landmark_full",)}
-CASES = [
-    pytest.param(e.name, precision, marks=() if e.name in DEFAULT[precision] else pytest.mark.slow)
-    for precision in ("fp32", "fp16")
-    for e in load_manifest().models
-]
+CASES = [(e.name, precision) for precision in ("fp32", "fp16") for e in load_manifest().models]
 
 
 @pytest.mark.parametrize(("name", "precision"), CASES)

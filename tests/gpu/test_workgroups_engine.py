@@ -101,6 +101,7 @@ def test_policies_same_outputs_and_warm_cache(kernel, tmp_path):
     _same(outs["table"], warm.run(feeds))
 
 
+@pytest.mark.slow  # 3.5 min on lavapipe: a whole model compiled under four policies
 def test_face_detection_same_outputs_under_every_policy(tmp_path, monkeypatch):
     graph = load_tflite(model_file("face_detection_short_range"))
     rng = np.random.default_rng(2)

@@ -4,7 +4,8 @@
   is in this tier as a whole (the call declares the need, tests/helpers/gpu.py records it);
   a test that asks for an adapter inside its body carries `@pytest.mark.gpu` itself;
 - `gl`: the OpenGL (GLES) backend, through EGL (Mesa's llvmpipe in CI): `gl_context()`;
-- `slow`: long cases (whole clips, whole-model sweeps, fuzz runs).
+- `slow`: minutes-long cases that CI leaves out (whole clips, fuzz runs, soak): `make
+  test-all` runs them.
 The Makefile's targets and docs/setup.md say which tiers each runs.
 """
 

@@ -141,5 +141,5 @@ def test_enumeration_resumes_to_the_same_space(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_full_space_has_423624_cells(tmp_path):
     """NAS-Bench-101's count (generate_graphs.py). 189 s on this 2-core machine at load 3-5:
-    `make test-all` runs it, CI leaves it out (Makefile CI_LEAVES_OUT)."""
+    the slow tier: `make test-all` runs it, CI leaves it out."""
     assert space.enumerate_space(tmp_path / "space.jsonl.gz", progress=False) == 423_624

@@ -79,7 +79,6 @@ def _has_custom(g):
     return any(op.custom for op in g.ops)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
 def test_model_end_to_end(path):
     g = _runnable(path)
@@ -94,7 +93,6 @@ def test_model_end_to_end(path):
         assert max_error(ref, got[name]) <= 1e-3, name
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", BUILTIN_ONLY, ids=lambda p: p.stem)
 def test_model_op_by_op(path):
     g = load_tflite(path)

@@ -45,7 +45,6 @@ def _rand(rng, *shape):
     return rng.uniform(-1, 1, shape).astype(np.float32)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_conv_sweep(seed):
     rng = np.random.default_rng(seed)
@@ -56,7 +55,6 @@ def test_conv_sweep(seed):
     compare_with_litert(g, random_feeds(g, rng, scale=2.0))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_depthwise_sweep(seed):
     rng = np.random.default_rng(100 + seed)
@@ -68,7 +66,6 @@ def test_depthwise_sweep(seed):
     compare_with_litert(g, random_feeds(g, rng, scale=2.0))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_pool_sweep(seed):
     rng = np.random.default_rng(200 + seed)
@@ -86,7 +83,6 @@ def test_pool_sweep(seed):
     compare_with_litert(g, random_feeds(g, rng, scale=2.0))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_transpose_conv_sweep(seed):
     rng = np.random.default_rng(300 + seed)
@@ -104,7 +100,6 @@ def test_transpose_conv_sweep(seed):
     compare_with_litert(g, random_feeds(g, rng))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_resize_sweep(seed):
     rng = np.random.default_rng(400 + seed)
@@ -117,7 +112,6 @@ def test_resize_sweep(seed):
     compare_with_litert(g, random_feeds(g, rng), tol=0.0 if "NEAREST" in op_type else 1e-5)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(60))
 def test_strided_slice_sweep(seed):
     rng = np.random.default_rng(500 + seed)
