@@ -8,7 +8,8 @@ Steps:
 2. read tensors (shape, dtype, quantization, constant data; sparse constants
    are densified): integer types stay integer; quantization is per tensor or per
    channel (scale, zero point, quantized dimension);
-3. read ops: builtin code or custom code, options decoded to typed attributes;
+3. read ops: builtin code or custom code, options decoded to typed attributes (a
+   MediaPipe custom op of a version the engine does not implement is a ModelError);
 4. check the tensors: a type (INT4, STRING, ...) or a quantization (custom details,
    inconsistent per-channel parameters) the engine cannot hold is a ModelError naming
    the file, the tensor and the first op that reads or writes it;
@@ -33,6 +34,7 @@ from engine.catalog.manifest import differs_from_published
 from engine.errors import ModelError, PublishedModelWarning
 from engine.model import schema
 from engine.model.ir import Graph, Op, Quantization, Tensor, compact
+from engine.model.op_specs import SPECS
 from engine.model.sparse import densify
 from engine.model.validate import validate
 
@@ -185,17 +187,24 @@ def _read_quantization(q, shape: tuple[int, ...]) -> tuple[Quantization | None, 
     return quant, ""
 
 
-def _op_code(code) -> tuple[str, bool]:
+def _op_code(code) -> tuple[str, bool, int]:
+    """(op type, custom, the operator code's version)."""
     builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
     if builtin == schema.OP_CODES["CUSTOM"]:
-        return code.CustomCode().decode("utf-8", "replace"), True
-    return schema.OP_NAMES.get(builtin, f"BUILTIN_{builtin}"), False
+        return code.CustomCode().decode("utf-8", "replace"), True, code.Version()
+    return schema.OP_NAMES.get(builtin, f"BUILTIN_{builtin}"), False, code.Version()
 
 
-def _read_op(name: str, index: int, op, codes: list[tuple[str, bool]]) -> Op:
+def _read_op(name: str, index: int, op, codes: list[tuple[str, bool, int]]) -> Op:
     if op.OpcodeIndex() >= len(codes):
         raise ModelError(f"{name}: op #{index} refers to missing operator code {op.OpcodeIndex()}")
-    op_type, custom = codes[op.OpcodeIndex()]
+    op_type, custom, version = codes[op.OpcodeIndex()]
+    spec = SPECS.get(op_type)
+    if custom and spec is not None and spec.version not in (None, version):
+        raise ModelError(
+            f"{name}: op #{index} {op_type} is version {version}; the engine implements "
+            f"version {spec.version} only (another version is another op)"
+        )
     inputs = tuple(int(v) for v in op.InputsAsNumpy()) if op.InputsLength() else ()
     outputs = tuple(int(v) for v in op.OutputsAsNumpy()) if op.OutputsLength() else ()
     attrs: dict = {}

@@ -2,7 +2,7 @@
 
 Per op type (TFLite's builtin names, MediaPipe's custom codes) one `OpSpec`:
 - arity: how many inputs and outputs, and which inputs may be left out (-1);
-- the type class of each input position: "x" activations (float or quantized), "w"
+- the type class of each input position: "f" float only, "x" activations (float or quantized), "w"
   weights (float, int8/uint8), "b" bias (float or int32/int64), "i" indices and shapes
   (int32/int64), "any";
 - ranks each input position must have (where the kernels index them by rank);
@@ -38,6 +38,7 @@ FLOAT = frozenset({"float32", "float16"})
 QUANT = frozenset({"int8", "uint8", "int16"})
 INDEX = frozenset({"int32", "int64"})
 CLASSES = {
+    "f": FLOAT,
     "x": FLOAT | QUANT,
     "w": FLOAT | {"int8", "uint8"},
     "b": FLOAT | INDEX,
@@ -72,6 +73,10 @@ class OpSpec:
     moves: bool = False
     same_grid: bool = False  # a quantized result stays on its inputs' grid (max, pad, ...)
     layout_only: bool = False  # sees its input through the PHWC4 layout only (no axis)
+    # A MediaPipe custom op: the operator-code version its kernels implement. MediaPipe
+    # registers each version of a custom code as a different op (mediapipe/util/tflite/
+    # cpu_op_resolver.cc): the importer refuses another version, the writer writes this one.
+    version: int | None = None
 
     def type_class(self, position: int) -> str:
         if not self.types:
@@ -193,6 +198,53 @@ def transpose_conv_bias(a: dict, s: list, c: list) -> list[Shape]:
     th = max(0, w[1] - (x[1] - 1) % sh - 1) if same else 0
     tw = max(0, w[2] - (x[2] - 1) % sw - 1) if same else 0
     return [(x[0], sh * (x[1] - 1) + w[1] - th, sw * (x[2] - 1) + w[2] - tw, w[0])]
+
+
+# --- MediaPipe's landmark ops (mediapipe/util/tflite/operations, version 2) ---------------
+# face_landmark_with_attention's sub-crops: their CPU kernels read batch 0 only, so the
+# rules ask for batch 1; the 4x4 matrix is any 16-value tensor (the file's is [1, 4, 4]).
+
+
+def _matrix(shape: Shape) -> None:
+    if math.prod(shape) != 16:
+        raise Invalid(f"transform matrix {list(shape)} does not hold 16 values")
+
+
+def landmarks_to_transform_matrix(a: dict, s: list, c: list) -> list[Shape]:
+    """Landmarks2TransformMatrix: landmarks [1, N, 3] -> the sub-crop's matrix [1, 4, 4]."""
+    x = s[0]
+    if x[0] != 1 or x[2] != 3:
+        raise Invalid(f"landmarks {list(x)}: expected [1, N, 3]")
+    subset = tuple(a.get("subset_idxs", ()))
+    if not subset:
+        raise Invalid("subset_idxs is empty")
+    indices = (a.get("left_rotation_idx", 0), a.get("right_rotation_idx", 0), *subset)
+    bad = [i for i in indices if not 0 <= i < x[1]]
+    if bad:
+        raise Invalid(f"landmark indices {bad[:4]} outside 0..{x[1] - 1}")
+    _positive(a, "output_height", "output_width")
+    if not (a.get("scale_x", 1.0) > 0 and a.get("scale_y", 1.0) > 0):
+        raise Invalid(f"scale {a.get('scale_x')} x {a.get('scale_y')} (must be > 0)")
+    return [(1, 4, 4)]
+
+
+def transform_tensor_bilinear(a: dict, s: list, c: list) -> list[Shape]:
+    """TransformTensorBilinear: data [1, H, W, C] and a matrix -> [1, out_h, out_w, C]."""
+    x, m = s[0], s[1]
+    if x[0] != 1:
+        raise Invalid(f"input {list(x)}: expected batch 1")
+    _matrix(m)
+    oh, ow = _positive(a, "output_height", "output_width")
+    return [(1, oh, ow, x[3])]
+
+
+def transform_landmarks(a: dict, s: list, c: list) -> list[Shape]:
+    """TransformLandmarks: landmarks [1, N, 2 or 3] and a matrix -> the same shape."""
+    x, m = s[0], s[1]
+    if x[0] != 1 or x[2] not in (2, 3):
+        raise Invalid(f"landmarks {list(x)}: expected [1, N, 2] or [1, N, 3]")
+    _matrix(m)
+    return [x]
 
 
 def broadcast(a: dict, s: list, c: list) -> list[Shape]:
@@ -327,6 +379,8 @@ _SAME_SHAPE = ("QUANTIZE", "DEQUANTIZE", "DENSIFY", "ABS", "EXP", "LOG", "SQRT",
 _CONV_RANKS = {0: (4,), 1: (4,), 2: (1,)}
 _WINDOW = ("padding", "stride_w", "stride_h")
 _POOL = ("padding", "filter_width", "filter_height")
+_LANDMARKS_MATRIX = ("left_rotation_idx", "right_rotation_idx", "subset_idxs", "output_height",
+                     "output_width", "scale_x", "scale_y", "target_rotation_radians")  # fmt: skip
 
 SPECS: dict[str, OpSpec] = {
     "CONV_2D": OpSpec((2, 3), optional=frozenset({2}), types=_XWB, ranks=_CONV_RANKS,
@@ -339,7 +393,15 @@ SPECS: dict[str, OpSpec] = {
                              options=_WINDOW, rule=transpose_conv, epilogue="all"),
     "Convolution2DTransposeBias": OpSpec((3, 3), types=_XWB, ranks={0: (4,), 1: (4,), 2: (1,)},
                                          options=_WINDOW, rule=transpose_conv_bias,
-                                         epilogue="all"),
+                                         epilogue="all", version=1),
+    "Landmarks2TransformMatrix": OpSpec((1, 1), types=("f",), ranks={0: (3,)},
+                                        options=_LANDMARKS_MATRIX,
+                                        rule=landmarks_to_transform_matrix, version=2),
+    "TransformTensorBilinear": OpSpec((2, 2), types=("f",), ranks={0: (4,)},
+                                      options=("output_height", "output_width"),
+                                      rule=transform_tensor_bilinear, version=2),
+    "TransformLandmarks": OpSpec((2, 2), types=("f",), ranks={0: (3,)},
+                                 rule=transform_landmarks, version=2),
     "FULLY_CONNECTED": OpSpec((2, 3), optional=frozenset({2}), types=_XWB,
                               ranks={1: (2,), 2: (1,)}, rule=fully_connected, epilogue="all"),
     "MAX_POOL_2D": OpSpec((1, 1), types=_X, ranks={0: (4,)}, options=_POOL, rule=pool_2d,

@@ -16,6 +16,7 @@ from functools import cache
 
 import numpy as np
 import tflite
+from flatbuffers import flexbuffers
 from tflite.ActivationFunctionType import ActivationFunctionType
 from tflite.BuiltinOperator import BuiltinOperator
 from tflite.BuiltinOptions import BuiltinOptions
@@ -182,5 +183,79 @@ def encode_transpose_conv_bias(attrs: dict) -> bytes:
     return struct.pack("<iii", code, attrs["stride_w"], attrs["stride_h"])
 
 
-CUSTOM_DECODERS = {"Convolution2DTransposeBias": decode_transpose_conv_bias}
-CUSTOM_ENCODERS = {"Convolution2DTransposeBias": encode_transpose_conv_bias}
+# --- MediaPipe's landmark ops: options in a flexbuffer map --------------------------
+# Read as TFLite's GPU delegate parsers read them (tensorflow/lite/delegates/gpu/common/
+# mediapipe/*.cc, Parse...V2Attributes): the keys each op's kernels use, ints and floats
+# (float32) by name, subset_idxs a typed vector of ints kept flat (the parser pairs it up; the
+# kernels use every member, an odd last one twice). TransformLandmarks V2 has no options.
+_FLEX_FIELDS = {
+    "Landmarks2TransformMatrix": {
+        "left_rotation_idx": int, "right_rotation_idx": int, "subset_idxs": tuple,
+        "output_height": int, "output_width": int, "scale_x": float, "scale_y": float,
+        "target_rotation_radians": float,
+    },
+    "TransformTensorBilinear": {"output_height": int, "output_width": int},
+    "TransformLandmarks": {},
+}  # fmt: skip
+
+
+def _flex_decoder(op_type: str):
+    fields = _FLEX_FIELDS[op_type]
+
+    def decode(options: bytes) -> dict:
+        if not fields:
+            return {}
+        root = flexbuffers.GetRoot(options) if options else None
+        if root is None or not root.IsMap:
+            raise ValueError(f"{op_type} options are not a flexbuffer map")
+        values = root.AsMap
+        attrs: dict = {}
+        for key, kind in fields.items():
+            try:
+                ref = values[key]
+            except KeyError:
+                continue  # validate names what is missing (the op table's options)
+            vector = ref.AsTypedVector.Value if ref.IsTypedVector else None
+            if kind is tuple and vector is not None and all(type(v) is int for v in vector):
+                attrs[key] = tuple(vector)
+            elif kind is int and ref.IsInt:
+                attrs[key] = int(ref.AsInt)
+            elif kind is float and ref.IsNumeric:
+                attrs[key] = float(np.float32(ref.AsFloat if ref.IsFloat else ref.AsInt))
+            else:
+                raise ValueError(f"{op_type} option {key} is not {kind.__name__}")
+        return attrs
+
+    return decode
+
+
+def _flex_encoder(op_type: str):
+    fields = _FLEX_FIELDS[op_type]
+
+    def encode(attrs: dict) -> bytes:
+        if not fields:
+            return b""
+        fbb = flexbuffers.Builder()
+        with fbb.Map():
+            for key, kind in fields.items():
+                if key not in attrs:
+                    continue
+                if kind is tuple:
+                    fbb.TypedVectorFromElements(key, [int(v) for v in attrs[key]])
+                elif kind is int:
+                    fbb.Int(key, int(attrs[key]))
+                else:
+                    fbb.Float(key, float(attrs[key]))
+        return bytes(fbb.Finish())
+
+    return encode
+
+
+CUSTOM_DECODERS = {
+    "Convolution2DTransposeBias": decode_transpose_conv_bias,
+    **{t: _flex_decoder(t) for t in _FLEX_FIELDS},
+}
+CUSTOM_ENCODERS = {
+    "Convolution2DTransposeBias": encode_transpose_conv_bias,
+    **{t: _flex_encoder(t) for t in _FLEX_FIELDS},
+}

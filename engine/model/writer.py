@@ -6,10 +6,11 @@ as the oracle) and by later tools that generate models.
 Layout written:
 - one subgraph; buffer 0 is the empty sentinel, each constant gets its own
   buffer, 16-byte aligned (TFLite kernels may read weights in place);
-- one operator code per distinct (op type, custom) pair, version 1;
+- one operator code per distinct (op type, custom) pair, version 1 (a MediaPipe custom
+  op: the version the op table names);
 - builtin options encoded from the IR attributes through the same schema
   reflection the importer uses; custom ops keep their raw options (the
-  MediaPipe transpose conv is re-encoded from its attributes).
+  MediaPipe ops with options decoders are re-encoded from their attributes).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import tflite
 
 from engine.model import schema
 from engine.model.ir import Graph, Op, Tensor
+from engine.model.op_specs import SPECS
 
 _DEPRECATED_CODE_LIMIT = 127  # PLACEHOLDER_FOR_GREATER_OP_CODES in schema.fbs
 
@@ -135,7 +137,8 @@ def _operator_code(b: flatbuffers.Builder, name: str, custom: bool) -> int:
     tflite.OperatorCodeAddBuiltinCode(b, code)
     if custom_name is not None:
         tflite.OperatorCodeAddCustomCode(b, custom_name)
-    tflite.OperatorCodeAddVersion(b, 1)
+    spec = SPECS.get(name) if custom else None
+    tflite.OperatorCodeAddVersion(b, spec.version if spec and spec.version else 1)
     return tflite.OperatorCodeEnd(b)
 
 

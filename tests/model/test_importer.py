@@ -81,6 +81,50 @@ def test_custom_transpose_conv_is_decoded():
     assert graph.tensors[op.inputs[1]].shape == (1, 2, 2, 16)  # [out, kH, kW, in]
 
 
+def test_mediapipe_landmark_ops_are_decoded():
+    # face_landmark_with_attention's sub-crops: lips, left eye, right eye (spec: the
+    # flexbuffer options of mediapipe/util/tflite/operations/*.cc, version 2)
+    graph = load_tflite(model_file("face_landmark_with_attention"))
+    custom = [op for op in graph.ops if op.custom]
+    matrices = [op.attrs for op in custom if op.type == "Landmarks2TransformMatrix"]
+    assert [(a["left_rotation_idx"], a["right_rotation_idx"], len(a["subset_idxs"]))
+            for a in matrices] == [(61, 291, 80), (33, 133, 71), (362, 263, 71)]  # fmt: skip
+    for a in matrices:
+        sub_crop = (a["output_height"], a["output_width"], a["scale_x"], a["scale_y"])
+        assert sub_crop == (16, 16, 1.5, 1.5) and a["target_rotation_radians"] == 0.0
+    bilinear = [op.attrs for op in custom if op.type == "TransformTensorBilinear"]
+    assert bilinear == [{"output_height": 16, "output_width": 16}] * 3
+    assert [op.attrs for op in custom if op.type == "TransformLandmarks"] == [{}] * 5
+
+
+def test_another_version_of_a_mediapipe_op_is_refused(monkeypatch):
+    # Version 1 of TransformTensorBilinear has no half-pixel correction: another op
+    from dataclasses import replace
+
+    from engine.model import writer
+    from engine.model.op_specs import SPECS
+
+    graph = load_tflite(model_file("face_landmark_with_attention"))
+    v1 = replace(SPECS["TransformTensorBilinear"], version=1)
+    monkeypatch.setattr(writer, "SPECS", {**SPECS, "TransformTensorBilinear": v1})
+    with pytest.raises(ModelError, match="TransformTensorBilinear is version 1; the engine"):
+        load_tflite(write_tflite(graph))
+
+
+def test_bad_flexbuffer_options_raise_model_error():
+    from flatbuffers import flexbuffers
+
+    from engine.model.ir import Op
+
+    graph = load_tflite(model_file("face_landmark_with_attention"))
+    i = next(k for k, op in enumerate(graph.ops) if op.type == "TransformTensorBilinear")
+    op = graph.ops[i]
+    bad = bytes(flexbuffers.Dumps({"output_height": 1.5, "output_width": 16}))
+    graph.ops[i] = Op(op.type, op.inputs, op.outputs, {}, True, bad)
+    with pytest.raises(ModelError, match="TransformTensorBilinear option output_height is not"):
+        load_tflite(write_tflite(graph))
+
+
 # --- bad files -----------------------------------------------------------------------
 
 
