@@ -51,7 +51,7 @@ def supported_ops() -> set[str]:
 # (a plugin list, as engine/gpu/kernels does) so the families depend on the registry and
 # not the other way round.
 FAMILIES = ("conv", "elementwise", "matmul", "normalization", "pooling", "resize", "shape",
-            "shape_ops", "softmax", "fused")  # fmt: skip
+            "shape_ops", "softmax", "fused", "landmark_ops")  # fmt: skip
 
 
 def _load_families() -> None:
