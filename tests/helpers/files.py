@@ -11,10 +11,6 @@ ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = models_dir()
 ASSETS_DIR = assets_dir()
 CORE_MODELS = ("face_detection_short_range", "selfie_segmentation", "face_landmark")
-# Fetched models that the engine (GPU or CPU kernels) and the reference interpreter refuse,
-# with a pattern of the error's message: MediaPipe custom ops without a kernel yet. Tests
-# expect the refusal; a model that starts to run fails them until it is checked for real.
-REFUSED = {"face_landmark_with_attention": "Landmarks2TransformMatrix"}
 
 
 def fetched_models() -> list[Path]:

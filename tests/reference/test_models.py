@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from engine.catalog.manifest import load_manifest
-from engine.errors import ModelError
 from engine.model.importer import load_tflite
 from engine.reference import Interpreter, registry, supported_ops
-from tests.helpers.files import REFUSED, fetched_models
+from engine.reference.landmark_ops import NO_LITERT_KERNEL
+from tests.helpers.files import fetched_models
 from tests.helpers.single_op import max_error
 
 pytest.importorskip("ai_edge_litert")
@@ -28,26 +28,18 @@ MODELS = fetched_models()
 # Op by op needs LiteRT's builtin reference resolver, which has no MediaPipe custom op:
 # those models (manifest: custom_ops) are checked end to end only.
 BUILTIN_ONLY = [p for p in MODELS if not load_manifest().get(p.stem).custom_ops]
+# End to end needs LiteRT to run the model: MediaPipe's landmark ops have no LiteRT kernel,
+# so face_landmark_with_attention is checked against the float64 reference on the GPU
+# instead (tests/gpu/test_landmark_ops.py, tests/gpu/test_litert_models.py)
+LITERT_RUNS = [
+    p for p in MODELS if not set(load_manifest().get(p.stem).custom_ops) & NO_LITERT_KERNEL
+]
 
 
-def test_refused_models_lack_exactly_their_custom_kernels():
-    """The models the reference refuses (tests/helpers/files.py REFUSED) are refused for the
-    op named there, and every other fetched model has a reference kernel for each op."""
+def test_every_model_has_a_reference_kernel_for_each_op():
     for path in MODELS:
         missing = sorted({op.type for op in load_tflite(path).ops} - supported_ops())
-        if path.stem in REFUSED:
-            assert REFUSED[path.stem] in missing, (path.name, missing)
-        else:
-            assert missing == [], (path.name, missing)
-
-
-def _runnable(path):
-    g = load_tflite(path)
-    if path.stem in REFUSED:
-        with pytest.raises(ModelError, match=REFUSED[path.stem]):
-            Interpreter(g)
-        return None
-    return g
+        assert missing == [], (path.name, missing)
 
 
 def _litert(path, feeds, xnnpack=False, preserve=False):
@@ -79,11 +71,9 @@ def _has_custom(g):
     return any(op.custom for op in g.ops)
 
 
-@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", LITERT_RUNS, ids=lambda p: p.stem)
 def test_model_end_to_end(path):
-    g = _runnable(path)
-    if g is None:
-        return  # refused, as REFUSED says
+    g = load_tflite(path)
     feeds = _feeds(g)
     # MediaPipe's custom ops exist only in LiteRT's XNNPACK delegate.
     it = _litert(path, feeds, xnnpack=_has_custom(g))
