@@ -15,6 +15,11 @@ without a GPU runs the models on XNNPACK and keeps the project's pipeline around
 LiteRT (ai-edge-litert) is the `cpu` extra, not a dependency: it has no wheel for every
 platform the engine runs on (Windows' D3D12, for one) and weighs ~60 MB; "auto" without it
 stays on webgpu with a warning, "xnnpack" without it is a ModelError naming the extra.
+
+face_landmark_with_attention (FaceMesh refine_landmarks, Holistic refine_face_landmarks)
+holds MediaPipe custom ops LiteRT has no kernel for: a solution that needs it runs wholly
+on webgpu ("auto" picks it whatever the adapter), and "xnnpack" is a ModelError naming the
+option (`webgpu_only`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import warnings
 
 from engine.errors import ModelError
+from engine.reference.landmark_ops import NO_LITERT_KERNEL
 
 BACKENDS = ("auto", "webgpu", "xnnpack")
 CPU_ADAPTERS = ("llvmpipe", "swiftshader", "cpu")  # engine.gpu.adapter_class's CPU classes
@@ -63,3 +69,16 @@ def choose_backend(backend: str, adapter_class: str | None) -> str:
         )
         return "webgpu"
     return "xnnpack"
+
+
+def webgpu_only(backend: str, option: str) -> str:
+    """The requested `backend` of a solution whose `option` needs face_landmark_with_attention
+    ("auto" becomes "webgpu"); ModelError for "xnnpack", which cannot run that model."""
+    if backend == "xnnpack":
+        raise ModelError(
+            f"{option}=True runs face_landmark_with_attention, whose MediaPipe custom ops "
+            f"({', '.join(sorted(NO_LITERT_KERNEL))}) LiteRT has no kernel for, so backend "
+            f"'xnnpack' cannot run it: use backend='webgpu' (or 'auto', which picks webgpu "
+            f"for {option})"
+        )
+    return "webgpu" if backend == "auto" else backend

@@ -3,6 +3,8 @@ options (the xnnpack backend: test_xnnpack_solutions.py)."""
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import numpy as np
 import pytest
 
@@ -181,3 +183,36 @@ def test_landscape_segmenter_agrees_with_the_square_one(clip):
         ma, mb = a.process(clip[0]).mask > 0.5, b.process(clip[0]).mask > 0.5
     assert mb.shape == (480, 640)
     assert (ma & mb).sum() / (ma | mb).sum() > 0.8
+
+
+def test_refined_face_mesh_tracks_478_landmarks(clip):
+    from engine.vision.face_refinement import LEFT_EYE, RIGHT_EYE
+
+    model_file("face_landmark_with_attention")
+    with FaceMesh(context=CTX, refine_landmarks=True) as fm:  # backend "auto": webgpu
+        video = list(fm.stream(clip))
+        assert fm.backend == "webgpu" and {r.backend for r in video} == {"webgpu"}
+        with pytest.raises(NotImplementedError, match="process"):
+            fm.steps(None)
+    assert [len(r.faces) for r in video] == [1, 1, 1, 1]
+    assert video[0].detections is not None and all(r.detections is None for r in video[1:])
+    for r in video:
+        face = r.faces[0]
+        assert face.landmarks.shape == face.landmarks_px.shape == (478, 3)
+        np.testing.assert_allclose(face.landmarks_px, face.landmarks * (640, 480, 640))
+        for iris, eye in ((slice(468, 473), LEFT_EYE[:16]), (slice(473, 478), RIGHT_EYE[:16])):
+            contour = face.landmarks_px[list(eye), :2]
+            centre = face.landmarks_px[iris.start, :2]  # inside its eye's contour box
+            assert (contour.min(axis=0) < centre).all() and (centre < contour.max(axis=0)).all()
+            assert len(set(face.landmarks[iris, 2])) == 1  # one depth for the five points
+    # each next ROI comes from all 478 landmarks of the frame before
+    for prev, cur in zip(video[:-1], video[1:], strict=True):
+        want = roi_from_landmarks(prev.faces[0].landmarks_px, (640, 480))
+        assert cur.faces[0].tracked
+        np.testing.assert_allclose(astuple(cur.faces[0].roi), astuple(want), atol=1e-9)
+
+
+def test_refined_face_mesh_reads_results_back():
+    model_file("face_landmark_with_attention")
+    with pytest.raises(ValueError, match="output='gpu'"):
+        FaceMesh(context=CTX, refine_landmarks=True, output="gpu")

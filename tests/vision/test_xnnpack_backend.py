@@ -37,6 +37,20 @@ def test_auto_without_litert_stays_on_webgpu_and_says_how(monkeypatch):
         backend.choose_backend("cpu", "gpu")
 
 
+def test_refined_landmarks_stay_on_webgpu():
+    """face_landmark_with_attention's MediaPipe custom ops have no LiteRT kernel: "auto"
+    picks webgpu for the solutions that need it (tests/vision/test_solutions.py sees it run
+    there), "xnnpack" is refused by option, before any adapter or model is opened."""
+    from engine.vision import FaceMesh, Holistic
+
+    assert backend.webgpu_only("auto", "refine_landmarks") == "webgpu"
+    assert backend.webgpu_only("webgpu", "refine_landmarks") == "webgpu"
+    with pytest.raises(ModelError, match=r"refine_landmarks=True .*Landmarks2TransformMatrix"):
+        FaceMesh(refine_landmarks=True, backend="xnnpack")
+    with pytest.raises(ModelError, match=r"refine_face_landmarks=True .*LiteRT has no kernel"):
+        Holistic(refine_face_landmarks=True, backend="xnnpack")
+
+
 def test_xnnpack_without_litert_names_the_extra(monkeypatch):
     import builtins
 

@@ -1,13 +1,14 @@
-"""FaceMesh: MediaPipe's face mesh solution on the engine (468 landmarks, with tracking).
+"""FaceMesh: MediaPipe's face mesh solution on the engine (468 or 478 landmarks, tracked).
 
-- input: frames (see base.py); face_detection_short_range + face_landmark by default
-- output: `FaceMeshResult`: the face's 468 landmarks (pixels and normalised, z), its
-  presence score and ROI, and the detections when the detector ran
+- input: frames (see base.py); face_detection_short_range + face_landmark by default,
+  face_landmark_with_attention with refine_landmarks
+- output: `FaceMeshResult`: each face's 468 landmarks (478 refined: lips, eyes, irises),
+  in pixels and normalised, z, its presence score and ROI, and the detections when the
+  detector ran
 - options: static_image_mode / running_mode ("image": detect on every frame), max_num_faces
-  (1; more: the CPU-decided path below), refine_landmarks (False: the attention model is
-  not supported yet),
-  min_detection_confidence (0.5), min_tracking_confidence (0.5: the face flag's
-  threshold), and base.py's
+  (1; more: the CPU-decided path below), refine_landmarks (False; True: the attention
+  model, on the CPU-decided path below whatever max_num_faces), min_detection_confidence
+  (0.5), min_tracking_confidence (0.5: the face flag's threshold), and base.py's
 - semantics: MediaPipe's face_landmark_front_cpu graph, one face: the ROI is the previous
   frame's landmarks' (engine/vision/tracking.py) while the face flag holds, else the
   detector's best detection's (engine/vision/roi.py); the crop (BORDER_REPLICATE, [0, 1])
@@ -22,6 +23,13 @@
   (engine/vision/roi_model.py), each kept face's next ROI comes from its landmarks; the
   ROIs are decided on the CPU from what is read back, so `steps()` / output="gpu" are for
   one face only
+- refine_landmarks: face_landmark_with_attention on the same CPU-decided path (its crop as
+  face_landmark's: 192x192, no letterbox, replicate, [0, 1]; its flag as the threshold);
+  its seven outputs -> the 478 landmarks (engine/vision/face_refinement.py), projected as
+  the 468; the next ROI from all 478 (irises in the box, the refined eye corners 33 and
+  263 for the rotation); `steps()` / output="gpu" are for the 468 only. On webgpu only:
+  backend "auto" picks webgpu for it whatever the adapter (the results' `backend` says
+  so), "xnnpack" is a ModelError (LiteRT has no kernel for the model's custom ops)
 - usage:
     with FaceMesh() as fm:
         for i, rgb in enumerate(frames):
@@ -36,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.vision.backend import webgpu_only
+from engine.vision.face_refinement import check_outputs, refine_face_landmarks
 from engine.vision.landmarks import (
     LandmarkProjector,
     crop_landmarks,
@@ -55,7 +65,7 @@ from engine.vision.solutions.face_detector import (
 from engine.vision.solutions.results import FaceLandmarks, FaceMeshResult
 from engine.vision.tracking import RoiTracker, associate_rects, roi_from_landmarks
 
-LANDMARK_MODEL = "face_landmark"
+LANDMARK_MODELS = {False: "face_landmark", True: "face_landmark_with_attention"}  # refine
 VALUE_RANGE = (0.0, 1.0)  # face_landmark_cpu.pbtxt: output_tensor_float_range
 BORDER = "replicate"  # face_landmark_cpu.pbtxt sets none: BORDER_UNSPECIFIED = replicate
 
@@ -88,8 +98,8 @@ class FaceMesh(Solution):
                  max_detections: int = 16, **options):  # fmt: skip
         if max_num_faces < 1:
             raise ValueError(f"max_num_faces must be at least 1, not {max_num_faces}")
-        if refine_landmarks:
-            raise ValueError("refine_landmarks: the attention model is not supported")
+        if refine_landmarks:  # its model's custom ops run on webgpu only
+            options["backend"] = webgpu_only(options.get("backend", "auto"), "refine_landmarks")
         if static_image_mode is not None:
             running_mode = "image" if static_image_mode else "video"
         super().__init__(running_mode=running_mode, **options)
@@ -97,7 +107,9 @@ class FaceMesh(Solution):
         spec = detector_spec(detector_model or DETECTOR_MODEL + ".tflite", det_engine,
                              min_detection_confidence)  # fmt: skip
         self.detector = detector_stages(self, det_engine, spec, max_detections)
-        lm = self.lm_engine = self._engine("landmarks", landmark_model, LANDMARK_MODEL)
+        self.refine = bool(refine_landmarks)
+        lm = self.lm_engine = self._engine("landmarks", landmark_model,
+                                           LANDMARK_MODELS[self.refine])  # fmt: skip
         self.tracking = self.running_mode == "video"
         self._present = False  # the last frame read back had a face: skip the detector
         self._ran_detector = True
@@ -105,12 +117,15 @@ class FaceMesh(Solution):
             self._gpu_stages(lm, min_tracking_confidence)
         self.max_num_faces, self.min_tracking_confidence = max_num_faces, min_tracking_confidence
         self.crops = self.uploaded = None
-        # xnnpack: the ROIs are decided on the CPU for one face as for several
-        if max_num_faces > 1 or self.backend == "xnnpack":
-            if max_num_faces > 1 and self.output != "numpy":
-                raise ValueError("output='gpu' tracks one face: max_num_faces=1")
+        # several faces, refined landmarks and xnnpack: the ROIs are decided on the CPU
+        if max_num_faces > 1 or self.refine or self.backend == "xnnpack":
+            if (max_num_faces > 1 or self.refine) and self.output != "numpy":
+                raise ValueError("output='gpu' tracks one face of 468 landmarks: "
+                                 "max_num_faces=1, refine_landmarks=False")  # fmt: skip
             self.crops = self._roi_model(lm, VALUE_RANGE, BORDER, keep_aspect=False)
             self.lm_names = landmark_outputs(lm)
+            if self.refine:
+                check_outputs([math.prod(o.shape) for o in self.crops.outputs])
         if self.backend == "xnnpack" and self.output == "gpu":
             g = lm.graph
             num_points = int(np.prod(g.tensors[g.outputs[0]].shape)) // 3
@@ -159,6 +174,9 @@ class FaceMesh(Solution):
         self._forget()  # another frame size: the tracked ROI means nothing
 
     def steps(self, frame_view) -> list[Step]:
+        if self.refine:
+            raise NotImplementedError("refine_landmarks decides its ROIs on the CPU; use "
+                                      "process()")  # fmt: skip
         if self.backend == "xnnpack":
             return self._cpu_steps(frame_view)
         return self.detector.steps(frame_view) + self._landmark_steps(frame_view)
@@ -186,7 +204,7 @@ class FaceMesh(Solution):
             ("postprocess", project),
         ]
 
-    # --- several faces: ROIs decided on the CPU -------------------------------------------
+    # --- several faces, refined landmarks: ROIs decided on the CPU ----------------------
     def _process(self, frame, timestamp_ms):
         if self.crops is None:
             return super()._process(frame, timestamp_ms)
@@ -219,7 +237,11 @@ class FaceMesh(Solution):
         presence = 1.0 / (1.0 + math.exp(-float(out[flag_name].reshape(-1)[0])))
         if not presence > self.min_tracking_confidence:  # ThresholdingCalculator: strict
             return None
-        lm = project_to_frame(crop_landmarks(out[lm_name], self.crops.size), rect)
+        if self.refine:
+            crop = refine_face_landmarks([out[o.name] for o in self.crops.outputs])
+        else:
+            crop = crop_landmarks(out[lm_name], self.crops.size)
+        lm = project_to_frame(crop, rect)
         fw, fh = size
         return FaceLandmarks(landmarks=lm, landmarks_px=lm * (fw, fh, fw), presence=presence,
                              roi=rect, tracked=tracked)  # fmt: skip

@@ -1,14 +1,19 @@
 """Holistic: MediaPipe's holistic solution on the engine (pose, both hands, the face).
 
 - input: frames (see base.py); pose_detection, pose_landmark_full, hand_recrop,
-  hand_landmark_full, face_detection_short_range, face_landmark (the manifest's)
+  hand_landmark_full, face_detection_short_range, face_landmark (face_landmark_with_attention
+  with refine_face_landmarks) (the manifest's)
 - output: `HolisticResult`: the pose as Pose gives it (landmarks, visibility, world
   landmarks, mask), `left_hand_landmarks` / `right_hand_landmarks` (21, 3) and
-  `face_landmarks` (468, 3), normalised, each None when absent (MediaPipe's names)
+  `face_landmarks` (468, 3) or (478, 3) refined, normalised, each None when absent
+  (MediaPipe's names)
 - options: Pose's (static_image_mode, model_complexity, smooth_landmarks,
   enable_segmentation, smooth_segmentation, min_detection_confidence,
-  min_tracking_confidence: the pose's only, as MediaPipe), refine_face_landmarks (False:
-  the attention model's custom ops are not supported yet), and base.py's
+  min_tracking_confidence: the pose's only, as MediaPipe), refine_face_landmarks (False;
+  True: the attention model's 478 landmarks, engine/vision/face_refinement.py; on webgpu
+  only, every model of the solution: backend "auto" picks webgpu for it whatever the
+  adapter, "xnnpack" is a ModelError, LiteRT having no kernel for its custom ops), and
+  base.py's
 - semantics: MediaPipe 0.10.14's holistic_landmark_cpu graph:
   1. the pose: engine/vision/solutions/pose.py, smoothing and mask included;
   2. each hand (left: pose landmarks 15, 17, 19, the subject's left; right: 16, 18, 20)
@@ -19,7 +24,8 @@
      hand_landmark_full on it, kept when its flag > 0.5;
   3. the face: a ROI from the pose's face points (x3), face detection inside it, the best
      detection's keypoints -> the face ROI (x2, shifted up), kept from the previous
-     frame's landmarks under FACE_TRACKING's checks; face_landmark on it, flag > 0.5
+     frame's landmarks (all 468 or 478) under FACE_TRACKING's checks; face_landmark (or
+     face_landmark_with_attention) on it, flag > 0.5
   No smoothing of hands or face (the graph has none); the hand and face tracking runs in
   static_image_mode too, as MediaPipe's does.
 - GPU: every model and pre-process on the GPU; ROIs and decisions on the CPU from what is
@@ -38,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.vision.backend import webgpu_only
+from engine.vision.face_refinement import check_outputs, refine_face_landmarks
 from engine.vision.landmarks import crop_landmarks, project_to_frame, remove_letterbox
 from engine.vision.roi import (
     FACE_FROM_DETECTION_ROI,
@@ -56,17 +64,14 @@ from engine.vision.roi import (
 )
 from engine.vision.solutions.base import Solution
 from engine.vision.solutions.face_detector import detector_spec, detector_stages
+from engine.vision.solutions.face_mesh import LANDMARK_MODELS as FACE_MODELS
 from engine.vision.solutions.hands import LANDMARK_MODELS as HAND_MODELS
 from engine.vision.solutions.hands import decode_hand, hand_outputs
 from engine.vision.solutions.pose import Pose
 from engine.vision.solutions.results import PoseResult
 from engine.vision.tracking import FACE_TRACKING, HAND_TRACKING, LANDMARKS_ROI, keep_tracking
 
-RECROP_MODEL, FACE_DETECTOR, FACE_MODEL = (
-    "hand_recrop",
-    "face_detection_short_range",
-    "face_landmark",
-)
+RECROP_MODEL, FACE_DETECTOR = "hand_recrop", "face_detection_short_range"
 HAND_SIDES = {"left": (15, 17, 19), "right": (16, 18, 20)}  # wrist, pinky, index
 HAND_VISIBILITY = 0.1  # hand_visibility_from_hand_landmarks_from_pose.pbtxt
 PRESENCE = 0.5  # the hand and face flags' thresholds (not min_tracking_confidence)
@@ -78,7 +83,7 @@ class HolisticResult:
     pose: PoseResult
     left_hand_landmarks: np.ndarray | None  # (21, 3) normalised: the subject's left hand
     right_hand_landmarks: np.ndarray | None
-    face_landmarks: np.ndarray | None  # (468, 3) normalised
+    face_landmarks: np.ndarray | None  # (468, 3) normalised; (478, 3) refined
     rois: dict  # the crops each part's model saw: "left", "right", "face" -> Rect
     image_size: tuple[int, int]
     timestamp_ms: int | None = None
@@ -98,7 +103,8 @@ class HolisticResult:
 
 
 def face_landmark_outputs(engine) -> tuple[str, str]:
-    """(landmarks, flag) of face_landmark: the 1404-value output and the 1-value one."""
+    """(landmarks, flag) of face_landmark (or the attention model): the 1404-value output
+    and the 1-value one."""
     g = engine.graph
     outs = {g.tensors[t].name: int(np.prod(g.tensors[t].shape)) for t in g.outputs}
     return next(n for n, s in outs.items() if s == 1404), next(n for n, s in outs.items() if s == 1)
@@ -113,8 +119,9 @@ class Holistic(Solution):
                  refine_face_landmarks: bool = False, min_detection_confidence: float = 0.5,
                  min_tracking_confidence: float = 0.5, pose_landmark_model=None,
                  **options):  # fmt: skip
-        if refine_face_landmarks:
-            raise ValueError("refine_face_landmarks: the attention model is not supported yet")
+        if refine_face_landmarks:  # its face model's custom ops run on webgpu only
+            options["backend"] = webgpu_only(options.get("backend", "auto"),
+                                             "refine_face_landmarks")  # fmt: skip
         if static_image_mode is not None:
             running_mode = "image" if static_image_mode else "video"
         super().__init__(running_mode=running_mode, **options)
@@ -132,7 +139,8 @@ class Holistic(Solution):
         recrop = self._engine("hand_recrop", None, RECROP_MODEL)
         hand = self._engine("hand_landmark", None, HAND_MODELS[1])  # always the full model
         face_detector = self._engine("face_detection", None, FACE_DETECTOR)
-        face = self._engine("face_landmark", None, FACE_MODEL)
+        self.refine = bool(refine_face_landmarks)
+        face = self._engine("face_landmark", None, FACE_MODELS[self.refine])
         self.recrops = self._roi_model(recrop, (0.0, 1.0), "replicate", keep_aspect=True)
         self.hands = self._roi_model(hand, (0.0, 1.0), "replicate", keep_aspect=True)
         self.hand_names = hand_outputs(hand)
@@ -141,6 +149,8 @@ class Holistic(Solution):
         self.face_detector.add_readback(self.readback)
         self.faces = self._roi_model(face, (0.0, 1.0), "replicate", keep_aspect=False)
         self.face_names = face_landmark_outputs(face)
+        if self.refine:
+            check_outputs([math.prod(o.shape) for o in self.faces.outputs])
         self._previous: dict[str, np.ndarray] = {}  # part -> last frame's landmarks
 
     def reset(self) -> None:
@@ -248,7 +258,10 @@ class Holistic(Solution):
             lm_name, flag_name = self.face_names
             flag = 1.0 / (1.0 + math.exp(-float(out[flag_name].reshape(-1)[0])))
             if flag > PRESENCE:
-                lm = crop_landmarks(out[lm_name], self.faces.size)
+                if self.refine:
+                    lm = refine_face_landmarks([out[o.name] for o in self.faces.outputs])
+                else:
+                    lm = crop_landmarks(out[lm_name], self.faces.size)
                 found["face"] = project_to_frame(lm, rois["face"])
         return found
 

@@ -47,10 +47,11 @@ class FaceDetectorResult:
 
 @dataclass(frozen=True)
 class FaceLandmarks:
-    """468 landmarks of one face, in the order of MediaPipe's canonical face mesh."""
+    """468 landmarks of one face, in the order of MediaPipe's canonical face mesh; 478 with
+    refine_landmarks (468-472 and 473-477: the irises, engine/vision/face_refinement.py)."""
 
-    landmarks: np.ndarray  # (468, 3) normalised x / W, y / H, z / W (MediaPipe's)
-    landmarks_px: np.ndarray  # (468, 3) pixels; z on x's scale, smaller = nearer
+    landmarks: np.ndarray  # (468 or 478, 3) normalised x / W, y / H, z / W (MediaPipe's)
+    landmarks_px: np.ndarray  # (468 or 478, 3) pixels; z on x's scale, smaller = nearer
     presence: float  # the face flag (sigmoid), above min_tracking_confidence
     roi: Rect  # the crop the model saw (normalised, rotation in radians)
     tracked: bool  # True: the ROI came from the previous frame's landmarks
@@ -67,7 +68,7 @@ class FaceMeshResult:
 
     @property
     def multi_face_landmarks(self) -> list[np.ndarray]:
-        """MediaPipe's name: the normalised (468, 3) landmarks of each face."""
+        """MediaPipe's name: the normalised (468 or 478, 3) landmarks of each face."""
         return [f.landmarks for f in self.faces or ()]
 
 
