@@ -1,4 +1,5 @@
-"""Fidelity on real footage: Hands, Pose and two-face FaceMesh vs MediaPipe 0.10.14's own.
+"""Fidelity on real footage: Hands, Pose, two-face FaceMesh (468 and 478 refined landmarks)
+and Holistic vs MediaPipe 0.10.14's own.
 
 - input: tests/data/mediapipe/people_clip.npz (tests/data/mediapipe/make_reference.py made it
   from MediaPipe's Python solutions in a side venv) and assets/people.mp4 (engine-fetch
@@ -10,12 +11,14 @@
   - hands (complexity 1 and 0): frames where the hand count differs, hands whose handedness
     differs, landmark error px (x, y; hands matched in MediaPipe's order), world mm;
   - pose: frames where presence differs, landmark px, visibility error, world mm, mask IoU;
-  - face mesh (max_num_faces=2): frames where the face count differs, landmark px;
+  - face mesh (max_num_faces=2; face_mesh_refined: refine_landmarks=True, 478 landmarks):
+    frames where the face count differs, landmark px (refined: all 478, and the irises,
+    468-477, apart as iris_px);
   - holistic: per part (pose, left hand, right hand, face) frames where presence differs
     and landmark px
 - targets (issue 29): counts and handedness agree on >= 99 % of frames, landmarks median
   <= 1 px and p95 <= 3 px, pose world landmarks median <= 5 mm, masks IoU median >= 0.99
-- usage: python -m benchmarks.fidelity.people [--solutions hands1,hands0,pose,face_mesh]
+- usage: python -m benchmarks.fidelity.people [--solutions hands1,hands0,pose,face_mesh,...]
          [--start 0] [--frames 300] [--json out/fidelity_people.json] [--precision fp16]
          [--backend auto|webgpu|xnnpack]  (the solutions' backend: engine/vision/backend.py)
 """
@@ -31,7 +34,9 @@ import numpy as np
 from benchmarks.common import Bench, table
 from benchmarks.fidelity.compare import PEOPLE_REFERENCE, ClipMismatch, clip_frames, load_reference
 
-SOLUTIONS = ("hands1", "hands0", "pose", "face_mesh", "holistic")
+SOLUTIONS = ("hands1", "hands0", "pose", "face_mesh", "face_mesh_refined", "holistic")
+# face_landmark_with_attention's: on webgpu only (engine/vision/backend.py webgpu_only)
+REFINED = ("face_mesh_refined",)
 LABELS = ("Left", "Right")  # make_reference.py stores handedness as its index
 TARGETS = {
     "count_agree": (">=", 0.99),
@@ -107,20 +112,26 @@ def compare_pose(ref: dict, frames, start: int, **options) -> dict:
             "mask_iou": _stats(ious)}  # fmt: skip
 
 
-def compare_face_mesh(ref: dict, frames, start: int, **options) -> dict:
+def compare_face_mesh(ref: dict, frames, start: int, refine: bool = False, **options) -> dict:
     from engine.vision import FaceMesh
 
+    key = "fmr" if refine else "fm"
     size = np.array(ref["size"], np.float64)
     same, px = [], []
-    with FaceMesh(max_num_faces=2, **options) as fm:
+    with FaceMesh(max_num_faces=2, refine_landmarks=refine, **options) as fm:
         for i, rgb in enumerate(frames, start):
             got = fm.process(rgb).faces
-            want = ref["fm_landmarks"][ref["fm_frame"] == i]
+            want = ref[f"{key}_landmarks"][ref[f"{key}_frame"] == i]
             same.append(len(got) == len(want))
             if len(got) == len(want):
                 for f, lm in zip(got, want, strict=True):
-                    px.extend(np.linalg.norm((f.landmarks[:, :2] - lm[:, :2]) * size, axis=1))
-    return {"frames": len(same), "count_agree": float(np.mean(same)), "landmark_px": _stats(px)}
+                    px.append(np.linalg.norm((f.landmarks[:, :2] - lm[:, :2]) * size, axis=1))
+    px = np.reshape(px, (-1, want.shape[1]))  # faces x landmarks
+    metrics = {"frames": len(same), "count_agree": float(np.mean(same)),
+               "landmark_px": _stats(px.reshape(-1))}  # fmt: skip
+    if refine:
+        metrics["iris_px"] = _stats(px[:, 468:].reshape(-1))
+    return metrics
 
 
 def compare_holistic(ref: dict, frames, start: int, **options) -> dict:
@@ -154,8 +165,8 @@ def compare_solution(name: str, ref: dict, frames, start: int, **options) -> dic
         return compare_hands(ref, frames, start, int(name[-1]), **options)
     if name == "pose":
         return compare_pose(ref, frames, start, **options)
-    if name == "face_mesh":
-        return compare_face_mesh(ref, frames, start, **options)
+    if name in ("face_mesh", "face_mesh_refined"):
+        return compare_face_mesh(ref, frames, start, name == "face_mesh_refined", **options)
     if name == "holistic":
         return compare_holistic(ref, frames, start, **options)
     raise ValueError(f"unknown solution {name!r}; known: {', '.join(SOLUTIONS)}")
@@ -205,7 +216,8 @@ def format_report(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--solutions", default=",".join(SOLUTIONS))
+    ap.add_argument("--solutions", default="",
+                    help="comma-separated (default: every one the backend runs)")  # fmt: skip
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--frames", type=int, default=300)
     ap.add_argument("--json", default="out/fidelity_people.json")
@@ -213,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--adapter", default=None)
     ap.add_argument("--backend", default="auto", choices=("auto", "webgpu", "xnnpack"))
     args = ap.parse_args(argv)
-    names = [s for s in args.solutions.split(",") if s]
+    names = [s for s in args.solutions.split(",") if s] or [
+        s for s in SOLUTIONS if args.backend != "xnnpack" or s not in REFINED
+    ]
     unknown = [n for n in names if n not in SOLUTIONS]
     if unknown:
         print(f"fidelity: unknown solutions {unknown}; known: {', '.join(SOLUTIONS)}",
