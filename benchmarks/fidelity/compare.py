@@ -28,6 +28,8 @@ DATA = ROOT / "tests" / "data" / "mediapipe"
 REFERENCE = DATA / "sample_clip.npz"
 # Hands, Pose, Holistic, several faces on assets/people.mp4 (make_reference.py says what)
 PEOPLE_REFERENCE = DATA / "people_clip.npz"
+# Holistic(refine_face_landmarks=True)'s face on the same clip: the hor_* arrays
+HOLISTIC_REFINED_REFERENCE = DATA / "people_holistic_refined.npz"
 
 # the issue's targets: (metric, comparison, threshold)
 TARGETS = (

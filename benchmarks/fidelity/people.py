@@ -1,9 +1,10 @@
 """Fidelity on real footage: Hands, Pose, two-face FaceMesh (468 and 478 refined landmarks)
 and Holistic vs MediaPipe 0.10.14's own.
 
-- input: tests/data/mediapipe/people_clip.npz (tests/data/mediapipe/make_reference.py made it
-  from MediaPipe's Python solutions in a side venv) and assets/people.mp4 (engine-fetch
-  samples: six shots with cuts; every frame checked against the reference's CRC)
+- input: tests/data/mediapipe/people_clip.npz and people_holistic_refined.npz
+  (tests/data/mediapipe/make_reference.py made them from MediaPipe's Python solutions in
+  a side venv) and assets/people.mp4 (engine-fetch samples: six shots with cuts; every
+  frame checked against the references' CRC)
 - output: a markdown table per solution (metric, median, p95, max, frames) and the targets,
   under the stamp line (benchmarks/common.py); JSON with --json
 - metrics, over a frame range run as a video from its first frame (a range should start
@@ -15,7 +16,9 @@ and Holistic vs MediaPipe 0.10.14's own.
     frames where the face count differs, landmark px (refined: all 478, and the irises,
     468-477, apart as iris_px);
   - holistic: per part (pose, left hand, right hand, face) frames where presence differs
-    and landmark px
+    and landmark px;
+  - holistic_refined (refine_face_landmarks=True): its face only (the rest is holistic's):
+    frames where presence differs, landmark px of all 478, iris_px of 468-477
 - targets (issue 29): counts and handedness agree on >= 99 % of frames, landmarks median
   <= 1 px and p95 <= 3 px, pose world landmarks median <= 5 mm, masks IoU median >= 0.99
 - usage: python -m benchmarks.fidelity.people [--solutions hands1,hands0,pose,face_mesh,...]
@@ -32,11 +35,18 @@ import time
 import numpy as np
 
 from benchmarks.common import Bench, table
-from benchmarks.fidelity.compare import PEOPLE_REFERENCE, ClipMismatch, clip_frames, load_reference
+from benchmarks.fidelity.compare import (
+    HOLISTIC_REFINED_REFERENCE,
+    PEOPLE_REFERENCE,
+    ClipMismatch,
+    clip_frames,
+    load_reference,
+)
 
-SOLUTIONS = ("hands1", "hands0", "pose", "face_mesh", "face_mesh_refined", "holistic")
+SOLUTIONS = ("hands1", "hands0", "pose", "face_mesh", "face_mesh_refined", "holistic",
+             "holistic_refined")  # fmt: skip
 # face_landmark_with_attention's: on webgpu only (engine/vision/backend.py webgpu_only)
-REFINED = ("face_mesh_refined",)
+REFINED = ("face_mesh_refined", "holistic_refined")
 LABELS = ("Left", "Right")  # make_reference.py stores handedness as its index
 TARGETS = {
     "count_agree": (">=", 0.99),
@@ -160,6 +170,24 @@ def compare_holistic(ref: dict, frames, start: int, **options) -> dict:
             "landmark_px": _stats(everything)}  # fmt: skip
 
 
+def compare_holistic_refined(ref: dict, frames, start: int, **options) -> dict:
+    from engine.vision import Holistic
+
+    size = np.array(ref["size"], np.float64)
+    rows = np.cumsum(ref["hor_face_present"]) - 1
+    same, px = [], []
+    with Holistic(refine_face_landmarks=True, **options) as holistic:
+        for i, rgb in enumerate(frames, start):
+            got, want = holistic.process(rgb).face_landmarks, bool(ref["hor_face_present"][i])
+            same.append((got is not None) == want)
+            if got is not None and want:
+                lm = ref["hor_face_landmarks"][rows[i]]
+                px.append(np.linalg.norm((got[:, :2] - lm[:, :2]) * size, axis=1))
+    px = np.reshape(px, (-1, 478))
+    return {"frames": len(same), "count_agree": float(np.mean(same)),
+            "landmark_px": _stats(px.reshape(-1)), "iris_px": _stats(px[:, 468:].reshape(-1))}  # fmt: skip
+
+
 def compare_solution(name: str, ref: dict, frames, start: int, **options) -> dict:
     if name.startswith("hands"):
         return compare_hands(ref, frames, start, int(name[-1]), **options)
@@ -169,6 +197,8 @@ def compare_solution(name: str, ref: dict, frames, start: int, **options) -> dic
         return compare_face_mesh(ref, frames, start, name == "face_mesh_refined", **options)
     if name == "holistic":
         return compare_holistic(ref, frames, start, **options)
+    if name == "holistic_refined":
+        return compare_holistic_refined(ref, frames, start, **options)
     raise ValueError(f"unknown solution {name!r}; known: {', '.join(SOLUTIONS)}")
 
 
@@ -187,10 +217,15 @@ def check_targets(metrics: dict) -> list[tuple[str, float, str, bool]]:
 
 
 def load_frames(start: int, count: int) -> tuple[dict, list[np.ndarray]]:
-    """The reference and frames [start, start + count) of assets/people.mp4 (RGB)."""
+    """The references (people_clip.npz's arrays and people_holistic_refined.npz's hor_*) and
+    frames [start, start + count) of assets/people.mp4 (RGB)."""
     from engine.catalog.paths import assets_dir
 
     ref = load_reference(PEOPLE_REFERENCE)
+    refined = load_reference(HOLISTIC_REFINED_REFERENCE)
+    if not np.array_equal(refined["frame_crc32"], ref["frame_crc32"]):
+        raise ClipMismatch(f"{HOLISTIC_REFINED_REFERENCE} and {PEOPLE_REFERENCE}: other frames")
+    ref |= {k: v for k, v in refined.items() if k.startswith("hor_")}
     clip = assets_dir() / "people.mp4"
     if not clip.is_file():
         raise FileNotFoundError(f"{clip} is missing: run `engine-fetch samples` (make assets)")

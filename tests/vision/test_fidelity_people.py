@@ -1,6 +1,7 @@
-"""Hands, Pose, Holistic and two-face FaceMesh (468 landmarks, and 478 refined) against
-MediaPipe 0.10.14's own outputs on real footage (assets/people.mp4, tests/data/mediapipe/
-people_clip.npz; benchmarks/fidelity/people.py computes the metrics and holds the targets).
+"""Hands, Pose, Holistic (and its refined face) and two-face FaceMesh (468 landmarks, and
+478 refined) against MediaPipe 0.10.14's own outputs on real footage (assets/people.mp4,
+tests/data/mediapipe/people_clip.npz and people_holistic_refined.npz; benchmarks/fidelity/
+people.py computes the metrics and holds the targets).
 
 The default tier runs one shot per solution, from a frame where MediaPipe tracked nothing
 of it (a cut into the shot, or the clip's start), so the run starts in MediaPipe's state;
@@ -34,6 +35,14 @@ MODELS = {
         "face_landmark",
     ),
     "face_mesh_refined": ("face_detection_short_range", "face_landmark_with_attention"),
+    "holistic_refined": (
+        "pose_detection",
+        "pose_landmark_full",
+        "hand_recrop",
+        "hand_landmark_full",
+        "face_detection_short_range",
+        "face_landmark_with_attention",
+    ),
 }
 # (solution, first frame, frames): the card table shot (two hands, a cut in), the clip's
 # start (a body tracked from frame 0), the two-face shot after the faceless bikes shot
@@ -50,9 +59,11 @@ BACKENDS = ["webgpu", "xnnpack"]
 # The refined solutions run face_landmark_with_attention, whose custom ops LiteRT cannot
 # run: backend "auto" runs them on webgpu whatever the adapter, and they run there only.
 # The card table shot for the refined mesh (two faces on 40 frames; MediaPipe's refined
-# mesh finds none on its first 11); the whole clip slow.
-REFINED_SHOTS = [("face_mesh_refined", 75, 55)]
-REFINED_WHOLE = [("face_mesh_refined", 0, 300)]
+# mesh finds none on its first 11), the whole clip slow; the clip's start for Holistic's
+# refined face (the detection and four tracked frames: Holistic runs its pose, hands and
+# face, 1 s a frame on lavapipe), its whole first shot slow (as Holistic's, above).
+REFINED_SHOTS = [("face_mesh_refined", 75, 55), ("holistic_refined", 0, 5)]
+REFINED_WHOLE = [("face_mesh_refined", 0, 300), ("holistic_refined", 0, 75)]
 
 
 def _metrics(solution: str, start: int, count: int, backend: str) -> dict:

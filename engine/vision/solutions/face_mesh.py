@@ -27,9 +27,10 @@
   face_landmark's: 192x192, no letterbox, replicate, [0, 1]; its flag as the threshold);
   its seven outputs -> the 478 landmarks (engine/vision/face_refinement.py), projected as
   the 468; the next ROI from all 478 (irises in the box, the refined eye corners 33 and
-  263 for the rotation); `steps()` / output="gpu" are for the 468 only. On webgpu only:
-  backend "auto" picks webgpu for it whatever the adapter (the results' `backend` says
-  so), "xnnpack" is a ModelError (LiteRT has no kernel for the model's custom ops)
+  263 for the rotation); no `steps()` or output="gpu" (they are the one-face 468 path).
+  On webgpu only: backend "auto" picks webgpu for it whatever the adapter (the results'
+  `backend` says so), "xnnpack" is a ModelError (LiteRT has no kernel for the model's
+  custom ops)
 - usage:
     with FaceMesh() as fm:
         for i, rgb in enumerate(frames):

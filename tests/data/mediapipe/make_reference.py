@@ -5,11 +5,12 @@
 - output: tests/data/mediapipe/sample_clip.npz (about 2 MB), the arrays below, and
   image_to_tensor.npz: MediaPipe's ImageToTensorCalculator's own tensors for the cases
   in TENSOR_CASES (the clip's first frame), as 8-bit levels; people_clip.npz (about 5 MB)
-  and, printed, how many results each solution had in each of its shots
+  and, printed, how many results each solution had in each of its shots;
+  people_holistic_refined.npz
 - runs: in a side venv with mediapipe==0.10.14 (made like benchmarks/app/mediapipe_compare.py
   makes its own, or given with --mp-python); MediaPipe is never a dependency of this project
-- usage: python -m tests.data.mediapipe.make_reference [--only sample|people] [--frames 300]
-  [--mp-python PATH]
+- usage: python -m tests.data.mediapipe.make_reference [--only sample|people|holistic_refined]
+  [--frames 300] [--mp-python PATH]
 
 The solutions, as a MediaPipe user calls them, one frame at a time in clip order (RGB):
 - mp.solutions.face_detection.FaceDetection(model_selection=0): every detection;
@@ -36,6 +37,10 @@ clip's 30 fps):
 - fd0 / fd1: FaceDetection(model_selection=0 / 1);
 - ho: Holistic(static_image_mode=False, model_complexity=1, smooth_landmarks=True,
   enable_segmentation=True, refine_face_landmarks=False).
+The same clip through Holistic(refine_face_landmarks=True) (otherwise as ho), its face
+only (its pose and hands are ho's: the face model changes nothing else) ->
+people_holistic_refined.npz: frame_crc32, size, mediapipe_version, hor_face_present [F]
+and hor_face_landmarks [P, 478, 3].
 Other options at their defaults (confidences 0.5). Arrays, besides frame_crc32, size and
 mediapipe_version as above (`people_schema` has every name, dtype and shape):
 - several results a frame (K = hands1, hands0, fm, fmr, fd0, fd1): K_count [F] (MediaPipe
@@ -63,6 +68,7 @@ DATA = Path(__file__).resolve().parent  # tests/data/mediapipe
 OUT = DATA / "sample_clip.npz"
 TENSORS_OUT = DATA / "image_to_tensor.npz"
 PEOPLE_OUT = DATA / "people_clip.npz"
+HOLISTIC_REFINED_OUT = DATA / "people_holistic_refined.npz"
 
 # ImageToTensorCalculator cases on the clip's first frame: name -> (tensor w, h, keep aspect,
 # range lo, hi, border, ROI (x centre, y centre, width, height, rotation) normalised or None)
@@ -349,13 +355,48 @@ def people_summary(ref: dict) -> str:
     return "\n".join(lines)
 
 
+def holistic_refined_worker(clip: str, out: str, frames: int) -> None:
+    """Runs inside the MediaPipe venv: Holistic with refine_face_landmarks=True on the
+    people clip, frames in clip order; its face landmarks (imports nothing of this project)."""
+    import zlib
+
+    import cv2
+    import mediapipe as mp
+    import numpy as np
+
+    holistic = mp.solutions.holistic.Holistic(
+        static_image_mode=False, model_complexity=1, smooth_landmarks=True,
+        enable_segmentation=True, refine_face_landmarks=True,
+    )  # fmt: skip
+    cap = cv2.VideoCapture(clip)
+    crc, present, landmarks, size = [], [], [], None
+    while len(crc) < frames:
+        ok, bgr = cap.read()
+        if not ok:
+            break
+        size = (bgr.shape[1], bgr.shape[0])
+        crc.append(zlib.crc32(np.ascontiguousarray(bgr).tobytes()))
+        face = holistic.process(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)).face_landmarks
+        present.append(face is not None)
+        if face is not None:
+            landmarks.append([[p.x, p.y, p.z] for p in face.landmark])
+    cap.release()
+    np.savez_compressed(
+        out, mediapipe_version=np.array(mp.__version__), size=np.array(size, np.int32),
+        frame_crc32=np.array(crc, np.uint32), hor_face_present=np.array(present, bool),
+        hor_face_landmarks=np.array(landmarks, np.float32).reshape(-1, 478, 3),
+    )  # fmt: skip
+    print(f"{len(crc)} frames, a face on {sum(present)} -> {out}")
+
+
 # name -> (clip in the assets dir, reference file)
-REFERENCES = {"sample": ("sample.mp4", OUT), "people": ("people.mp4", PEOPLE_OUT)}
+REFERENCES = {"sample": ("sample.mp4", OUT), "people": ("people.mp4", PEOPLE_OUT),
+              "holistic_refined": ("people.mp4", HOLISTIC_REFINED_OUT)}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", choices=sorted(REFERENCES), help="make one (default: both)")
+    ap.add_argument("--only", choices=sorted(REFERENCES), help="make one (default: all)")
     ap.add_argument("--frames", type=int, default=300)
     ap.add_argument("--clip", default=None, help="with --only: another clip than the assets'")
     ap.add_argument("--out", default=None, help="with --only: another file than the default")
@@ -368,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.worker == "people":
         people_worker(args.clip, args.out, args.frames)
+        return 0
+    if args.worker == "holistic_refined":
+        holistic_refined_worker(args.clip, args.out, args.frames)
         return 0
     if (args.clip or args.out) and not args.only:
         ap.error("--clip and --out need --only")
