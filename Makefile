@@ -12,6 +12,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.stamp-install
 DOCS_STAMP := $(VENV)/.stamp-docs
 PYTEST_ARGS ?= -q
+# pytest-xdist: one worker per core, a test file per worker at a time (a file's module
+# fixtures build its models once). A cold Mesa shader cache makes the run compile-bound on
+# one thread per process; two workers keep both of CI's cores busy. XDIST= runs in-process.
+XDIST ?= -n auto --dist loadfile
 
 .PHONY: all setup venv models assets demo demo-still test test-fast test-all lint format docs clean distclean help
 
@@ -78,15 +82,15 @@ format: $(STAMP)
 # what CI runs: every tier but slow (9.5 min on 2 cores at load 3.5 with warm caches;
 # docs/setup.md has the cold-cache figure). `make test-all` adds the slow tier (40+ min).
 test: setup $(STAMP) models assets lint
-	$(PY) -m pytest $(PYTEST_ARGS) -m "not slow"
+	$(PY) -m pytest $(PYTEST_ARGS) $(XDIST) -m "not slow"
 
 # Everything, the slow tier included: before a release, after a change to the solutions.
 test-all: setup $(STAMP) models assets lint
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_ARGS) $(XDIST)
 
 # While editing: no slow tier, no OpenGL backend.
 test-fast: $(STAMP) models assets
-	$(PY) -m pytest -q -m "not slow and not gl"
+	$(PY) -m pytest -q $(XDIST) -m "not slow and not gl"
 
 # The docs extra on top of the project's venv (stamp: re-installed when the venv is), then
 # the site; --strict turns every warning (a broken link, a page outside the nav, a docstring

@@ -27,13 +27,14 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.helpers.ci import missing
 from tests.helpers.files import ROOT, model_file
 from tests.helpers.gpu import gpu_context
 from tests.helpers.media import sample_clip
 
 gpu_context()
 if shutil.which("Xvfb") is None:
-    pytest.skip("Xvfb missing (`make setup` installs Debian's xvfb)", allow_module_level=True)
+    missing("Xvfb missing (`make setup` installs Debian's xvfb)")
 for mod in ("glfw", "rendercanvas", "imgui_bundle"):
     pytest.importorskip(mod, reason=f"{mod} not installed (a runtime dependency of ar-demo)")
 
@@ -41,10 +42,13 @@ POLL_S = 0.1
 
 
 def _free_display() -> int:
-    for n in range(90, 200):
+    # pytest-xdist workers (gw0, gw1, ...) look in ranges of their own: no two pick one number
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    start = 90 + 20 * worker
+    for n in range(start, start + 20):
         if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
             return n
-    pytest.skip("no free X display number")
+    missing("no free X display number")
 
 
 def read_xwd(path: Path) -> np.ndarray:
@@ -71,7 +75,7 @@ def xvfb(tmp_path):
     while not Path(f"/tmp/.X11-unix/X{n}").exists():
         if time.time() > deadline or proc.poll() is not None:
             proc.kill()
-            pytest.skip("Xvfb did not start")
+            missing(f"Xvfb did not start on :{n}")
         time.sleep(0.1)
     yield f":{n}", fbdir / "Xvfb_screen0"
     proc.terminate()

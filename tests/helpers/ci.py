@@ -77,16 +77,27 @@ def _unexpected() -> list[tuple[str, str]]:
     return [(node, why) for node, why in _skips if expected_skip(why) is None]
 
 
+_worker_adapters: set[str] = set()  # under pytest-xdist: what the workers reported
+
+
 def adapters_used() -> list[str]:
-    """The WebGPU adapters this process made devices on (engine/gpu/device.py contexts)."""
+    """The WebGPU adapters this run made devices on (engine/gpu/device.py contexts): this
+    process's, and under pytest-xdist those each worker reported when it finished."""
     device = sys.modules.get("engine.gpu.device")
-    if device is None:
-        return []
-    return sorted({ctx.name for ctx in device._shared.values()})
+    mine = set() if device is None else {ctx.name for ctx in device._shared.values()}
+    return sorted(mine | _worker_adapters)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: a worker finished
+def pytest_testnodedown(node, error):
+    _worker_adapters.update(getattr(node, "workeroutput", {}).get("adapters", ()))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session, exitstatus):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its adapters go to the controller
+        workeroutput["adapters"] = adapters_used()
     if in_ci() and _unexpected() and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
