@@ -16,6 +16,9 @@ exception: the rendered frame is copied out in the same submit and read back to 
 - the device was lost: that frame as failed, then the loop ends (exit 4);
 - a signal: the frame in flight finishes, the loop ends; the writer is released (the mp4
   gets its index: playable), the summary and the stats are written, exit 130 / 143.
+Decoding runs a few frames ahead and encoding behind the loop, on worker threads
+(app/frame_workers.py: same file, byte for byte); `frames_read` counts the frames the loop
+took, so frames decoded ahead of a stop are not counted (nor written).
 Frames of a damaged input that could not be decoded are not read: `skipped_frames` lists
 them (ranges with the reason) and the exit code is 3 when nothing else went wrong.
 """
@@ -24,11 +27,13 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
 
 import cv2
 
 from app.build import since_launch
+from app.frame_workers import ReadAhead, WriteBehind
 from app.output import open_writer
 from app.signals import Interrupted, StopSignals
 
@@ -69,15 +74,21 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
     tl = pipeline.timeline
     bar = tqdm(total=source.count, unit="frame", desc=Path(output).name, disable=not progress,
                dynamic_ncols=True, leave=True)  # fmt: skip
+    # decode ahead and encode behind on worker threads (app/frame_workers.py)
+    frames, behind = ReadAhead(source), WriteBehind(lambda write: write())
     t0 = time.perf_counter()
     try:
         with stop.loop():
-            _loop(pipeline, source, writer, view, target, hud, stop, run, bar)
+            _loop(pipeline, frames, behind, writer, view, target, hud, stop, run, bar)
     except Interrupted:  # a second signal while a frame was on the GPU
         if run.in_hand is not None:
-            _write_input(writer, run, run.in_hand, f"interrupted by {stop.name} on the GPU")
+            reason = f"interrupted by {stop.name} on the GPU"
+            behind.put(partial(_write_input, writer, run, run.in_hand, reason, bar))
+            run.in_hand = None
     finally:
         stop.shutdown()  # from here on a signal cannot cut the file or the stats
+        frames.close()
+        behind.close()  # every frame handed over is in the file
         writer.release()
         bar.close()
         source.close()
@@ -87,7 +98,7 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
         "title": f"ar-demo headless: {source.name} -> {output}",
         **(info or {}),
         "output": str(output),
-        "frames_read": source.frames_read,
+        "frames_read": frames.delivered,  # not the frames decoded ahead after a stop
         "frames_written": run.written,
         "frames_failed": len(run.failed),
         "frames_in_output": run.written + len(run.failed),
@@ -111,14 +122,13 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
     return code
 
 
-def _loop(pipeline, source, writer, view, target, hud, stop, run: _Run, bar) -> None:
-    """Read, render, write until the end, a stop request or a lost device."""
+def _loop(pipeline, frames, behind, writer, view, target, hud, stop, run: _Run, bar) -> None:
+    """Read, render, hand to the encoder until the end, a stop request or a lost device."""
     from engine.gpu import is_device_lost
 
-    tl = pipeline.timeline
     while not stop.requested:
         with stop.hold():
-            run.in_hand = source.read()
+            run.in_hand = frames.read()
         frame = run.in_hand
         if frame is None:
             return
@@ -128,31 +138,37 @@ def _loop(pipeline, source, writer, view, target, hud, stop, run: _Run, bar) -> 
             lost = is_device_lost(exc, pipeline.ctx)
             reason = _first_line(exc)
             with stop.hold():
-                _write_input(writer, run, frame, reason)
-                bar.update(1)
+                behind.put(partial(_write_input, writer, run, frame, reason, bar))
+                run.in_hand = None
             if lost:
                 run.device_lost = reason
                 return
             continue
         with stop.hold():
-            t = time.perf_counter()
-            writer.write(cv2.cvtColor(rec.image, cv2.COLOR_BGRA2BGR))
-            run.written += 1
+            behind.put(partial(_write_rendered, writer, run, rec, pipeline.timeline, bar))
             run.in_hand = None
-            rec.cpu_ms["encode"] = (time.perf_counter() - t) * 1e3
-            rec.image = None
-            rec.t_done = time.perf_counter()  # capture -> frame in the output file
-            tl.add(rec)
-            if len(tl) == 1:
-                tl.startup["first_frame"] = since_launch()
-            bar.update(1)
 
 
-def _write_input(writer, run: _Run, frame, reason: str) -> None:
-    """The input frame in place of one that could not be rendered (counted as failed)."""
+def _write_rendered(writer, run: _Run, rec, tl, bar) -> None:
+    """On the encoder's thread: the rendered frame into the file, then its record."""
+    t = time.perf_counter()
+    writer.write(cv2.cvtColor(rec.image, cv2.COLOR_BGRA2BGR))
+    run.written += 1
+    rec.cpu_ms["encode"] = (time.perf_counter() - t) * 1e3
+    rec.image = None
+    rec.t_done = time.perf_counter()  # capture -> frame in the output file
+    tl.add(rec)
+    if len(tl) == 1:
+        tl.startup["first_frame"] = since_launch()
+    bar.update(1)
+
+
+def _write_input(writer, run: _Run, frame, reason: str, bar) -> None:
+    """On the encoder's thread: the input frame in place of one that could not be rendered
+    (counted as failed)."""
     writer.write(frame.bgr)
     run.failed.append({"index": frame.index, "reason": reason})
-    run.in_hand = None
+    bar.update(1)
 
 
 def _first_line(exc: BaseException) -> str:

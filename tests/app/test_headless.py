@@ -22,6 +22,7 @@ SAME = 6.0
 
 
 def _headless(tmp_path, models, *extra):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     out, stats = tmp_path / "out.mp4", tmp_path / "stats.json"
     args = [a for m in models for a in ("--model", str(model_file(m)))]
     code = main([*args, "--input", str(sample_clip()), "--headless", "--output", str(out),
@@ -149,3 +150,49 @@ def test_ctrl_c_finishes_the_file(tmp_path):
     assert "interrupted" in stdout
     frames = read_video(out)
     assert 0 < len(frames) < 300
+
+
+class _ReadInline:
+    """ReadAhead without its thread: the loop reads the source itself."""
+
+    def __init__(self, source):
+        self.source, self.delivered = source, 0
+
+    def read(self):
+        frame = self.source.read()
+        self.delivered += frame is not None
+        return frame
+
+    def close(self):
+        pass
+
+
+class _WriteInline:
+    """WriteBehind without its thread: each frame is written when handed over."""
+
+    def __init__(self, write):
+        self.write = write
+
+    def put(self, item):
+        self.write(item)
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
+def test_decode_and_encode_threads_write_the_same_file(tmp_path, monkeypatch, backend):
+    """app/frame_workers.py: decoding ahead and encoding behind on threads gives the file the
+    loop gives when it reads and writes each frame itself, byte for byte."""
+    if backend == "xnnpack":
+        pytest.importorskip("ai_edge_litert.interpreter")
+    models = ["face_detection_short_range", "face_landmark"]
+    threaded, _, summary = _headless(tmp_path / "threads", models, "--backend", backend)
+    import app.headless
+
+    monkeypatch.setattr(app.headless, "ReadAhead", _ReadInline)
+    monkeypatch.setattr(app.headless, "WriteBehind", _WriteInline)
+    inline, _, _ = _headless(tmp_path / "inline", models, "--backend", backend)
+    assert summary["backend"] == backend
+    assert (tmp_path / "threads/out.mp4").read_bytes() == (tmp_path / "inline/out.mp4").read_bytes()
+    assert all(np.array_equal(a, b) for a, b in zip(threaded, inline, strict=True))
