@@ -13,7 +13,7 @@ import textwrap
 from app.effects import EFFECTS, SOLUTIONS
 from app.hud import DOCKS
 from app.output import DEFAULT_OUTPUT
-from engine.gpu import KERNEL_SETS, STORAGE_OPTIONS, SYNC_MODES
+from engine.gpu import KERNEL_MODES, STORAGE_OPTIONS, SYNC_MODES
 from engine.memory.registry import PLANNERS
 from engine.precision import PRECISIONS
 
@@ -30,11 +30,10 @@ exit codes:
   130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the output holds every frame
        written so far and is playable; --stats is written"""
 PLANNER_CHOICES = ("best", *PLANNERS)  # best: the smallest plan of each storage kind
-# How an effect's kernels start: "staged" draws its first frames with the compact kernel
-# set (it compiles several times faster) and swaps in the optimized set once that is
-# built in the background (pipeline.switch); or one set from start to end
-# (engine/gpu/compile.py KERNEL_SETS).
-KERNEL_MODES = ("staged", *KERNEL_SETS)
+# How an effect's kernels start (engine/gpu/staged.py KERNEL_MODES): "staged" draws its
+# first frames with the compact kernel set (it compiles several times faster) and swaps in
+# the optimized set once that is built in the background (the app's own pipeline.switch,
+# a whole effect at a time); or one set from start to end.
 
 
 def default_kernels(headless: bool) -> str:

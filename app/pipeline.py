@@ -58,9 +58,9 @@ class FramePipeline:
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
         self.effect_name, self.specs, self.style = effect, specs, style
-        # kernels "staged" (app/options.py KERNEL_MODES): build with the compact set; the
+        # kernels "staged" (engine/gpu/staged.py KERNEL_MODES): build with the compact set; the
         # switch to the optimized one starts as soon as that effect is set (set_effect)
-        from app.options import KERNEL_MODES
+        from engine.gpu import KERNEL_MODES
 
         if kernels not in KERNEL_MODES:
             raise ValueError(f"kernels must be one of {KERNEL_MODES}, not {kernels!r}")

@@ -35,6 +35,7 @@ _PUBLIC = {
     "is_device_lost": "engine.gpu.device",
     "adapter_class": "engine.gpu.adapters",
     "KERNEL_SETS": "engine.gpu.compile",
+    "KERNEL_MODES": "engine.gpu.staged",
     "check_planners": "engine.gpu.compile",
     "STORAGE_OPTIONS": "engine.gpu.storage_choice",
     "resolve_storage": "engine.gpu.storage_choice",

@@ -14,8 +14,9 @@ Options are validated here; every default is deterministic (same model, same ada
 same kernels, storage and plan): storage "auto" is a rule over adapter facts
 (storage_choice.py), work groups "heuristic" are rules over the device's limits; the
 measured choices ("tune") are opt-in and cached per adapter (adapter_cache.py).
-`kernels="compact"` picks the kernel set that compiles fastest (compile.KERNEL_SETS):
-for a first result soon after start-up, then an optimized engine built beside it.
+`kernels="compact"` picks the kernel set that compiles fastest (compile.KERNEL_SETS);
+`kernels="staged"` answers from it at once and swaps in the optimized set, built on a
+worker thread, between two runs (staged.py).
 
 Dynamic shapes: a model with -1 dimensions (shape_signature) has its shapes propagated
 from the inputs at load; `input_shapes={name: shape}` fixes those dimensions first (as
@@ -49,6 +50,7 @@ from engine.gpu.io import GraphIO, read_phwc4
 from engine.gpu.kernels.base import Dispatch
 from engine.gpu.resources import Resources
 from engine.gpu.runtime import DispatchTime, RunStats, Runtime
+from engine.gpu.staged import KERNEL_MODES, STAGED, OptimizedBuild
 from engine.gpu.storage import fill_texture, texture_tiles
 from engine.gpu.storage_choice import STORAGE_OPTIONS, resolve_storage
 from engine.gpu.sync import SYNC_MODES, check_sync
@@ -109,9 +111,13 @@ class Engine:
         root = cache_root(cache_dir) if cache_dir is not None else None
         self.storage = resolve_storage(storage, self.ctx, precision,
                                        root / "storage" if root else None)  # fmt: skip
+        if kernels not in KERNEL_MODES:
+            raise ValueError(f"kernels must be one of {KERNEL_MODES}, not {kernels!r}")
+        staged = kernels == STAGED
         options = CompileOptions(precision, self.storage, planner, texture_planner, transforms,
-                                 workgroups, tune_method, kernels)  # fmt: skip
+                                 workgroups, tune_method, "compact" if staged else kernels)  # fmt: skip
         self.kernels = kernels
+        self.kernels_running = options.kernels  # staged: "compact", then "optimized"
         self.target = Target.of(self.ctx)
         storage_s = time.perf_counter() - t0 - device_s
         self.tune_cache = None
@@ -137,6 +143,11 @@ class Engine:
         clock = {"device": device_s, "storage_choice": storage_s, **self.program.clock,
                  **self.resources.clock}  # fmt: skip
         self.init_ms = {k: v * 1e3 for k, v in clock.items()}
+        self._staged: OptimizedBuild | None = None
+        self.staged_error: str | None = None
+        if staged:
+            self._staged = OptimizedBuild(self.ctx, self.target, graph, options, input_shapes,
+                                          self._make_timer, self.tune_cache)  # fmt: skip
         self._debug_report()
 
     @classmethod
@@ -146,6 +157,11 @@ class Engine:
     # --- lifetime: shared weights are reference counted per engine -----------------------
     def close(self) -> None:
         """Release this engine's share of the device's weights cache (idempotent)."""
+        build = getattr(self, "_staged", None)
+        if build is not None:  # the worker releases what it builds after this
+            build.cancelled, self._staged = True, None
+            if build.done and build.result is not None:
+                build.result[1].release()
         resources = getattr(self, "resources", None)
         if resources is not None:
             resources.release()
@@ -213,9 +229,45 @@ class Engine:
     def tune_stats(self) -> dict:
         return self._timer.stats if self._timer else {"timed": 0, "tune_ms": 0.0}
 
+    # --- the staged start (staged.py) -------------------------------------------------
+    def optimized_ready(self) -> bool:
+        """kernels="staged": has the optimized set been swapped in (or is it ready to be at
+        the next run)? True for the other kernel options."""
+        return self._staged is None or self._staged.done
+
+    def wait_optimized(self, timeout: float | None = None) -> bool:
+        """kernels="staged": block until the optimized set is built (or failed), then swap
+        it in; False when `timeout` passed first."""
+        if self._staged is not None and not self._staged.wait(timeout):
+            return False
+        self._swap_in_optimized()
+        return True
+
+    def _swap_in_optimized(self) -> None:
+        build = self._staged
+        if build is None or not build.done:
+            return
+        self._staged = None
+        built = build.take()
+        if built is None:
+            self.staged_error = build.error
+            return
+        old = self.resources
+        self.program, self.resources, self.io, self.runtime = built
+        self.kernels_running = "optimized"
+        self.init_ms["optimized_ready"] = build.ready_s * 1e3
+        old.release()
+
+    def _not_staged(self, what: str) -> None:
+        if self.kernels == STAGED:
+            raise ValueError(f"{what}: kernels='staged' replaces the engine's buffers when the "
+                             "optimized set is swapped in; use kernels='compact' or "
+                             "'optimized' for the encode path")  # fmt: skip
+
     # --- running ---------------------------------------------------------------------
     def run(self, feeds, sync: str | None = None) -> dict[str, np.ndarray]:
         """Run on numpy inputs (by name or in order); returns outputs by name."""
+        self._swap_in_optimized()
         with device_guard(self.ctx):
             outputs, self.stats = self.runtime.run(feeds, sync or self.sync)
         return outputs
@@ -225,6 +277,7 @@ class Engine:
 
         The caller has written the inputs' PHWC4 buffers (see tensor_layout(), e.g. with a
         pre-process kernel) and reads the outputs' in its own passes."""
+        self._not_staged("encode()")
         with device_guard(self.ctx):
             self.stats = self.runtime.encode(encoder)
         return self.stats
@@ -236,6 +289,7 @@ class Engine:
 
     def tensor_layout(self, name: str) -> TensorLayout:
         """Where a graph input/output lives on the GPU and how it is laid out (PHWC4)."""
+        self._not_staged("tensor_layout()")
         g = self.graph
         for t in list(g.inputs) + list(g.outputs):
             if g.tensors[t].name == name:

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 from engine.gpu.progress import report
 from engine.gpu.recorder import record
@@ -30,6 +31,7 @@ from engine.gpu.runtime import RunStats
 from engine.gpu.sync import Fence
 
 _scratch: dict[int, object] = {}  # id(device) -> its scratch GpuContext
+_scratch_lock = threading.Lock()  # staged builds ask for one from worker threads
 
 
 def warm_up(engine, sync: str = "sleep", scratch=None) -> int:
@@ -40,14 +42,21 @@ def warm_up(engine, sync: str = "sleep", scratch=None) -> int:
     if scratch is None:
         n = _run_firsts(engine.resources, name, sync, progress=True)
     else:
-        shadow = Resources(engine.program, scratch)
-        try:
-            _run_firsts(shadow, name, sync, progress=True)
-        finally:
-            _release(shadow)
+        precompile(engine.program, scratch, sync, progress=True)
         n = _run_firsts(engine.resources, name, sync, progress=False)  # from the disk cache
     report(name, "ready", n, n)
     return n
+
+
+def precompile(program, scratch, sync: str = "sleep", progress: bool = False) -> int:
+    """Dispatch each of `program`'s pipelines once on `scratch` (a second device of the
+    adapter) with tensors of their own, then free those: on lavapipe Mesa's disk cache then
+    holds every shader for the first dispatches on the caller's device. Returns how many."""
+    shadow = Resources(program, scratch)
+    try:
+        return _run_firsts(shadow, program.graph.name, sync, progress=progress)
+    finally:
+        _release(shadow)
 
 
 def _run_firsts(res: Resources, name: str, sync: str, progress: bool) -> int:
@@ -98,12 +107,16 @@ def compiles_late_with_cache(ctx) -> bool:
 
 def scratch_context(ctx):
     """A second device on `ctx`'s adapter (same features and limits), made once."""
+    key = id(ctx.device)
+    with _scratch_lock:
+        return _scratch.get(key) or _make_scratch(ctx, key)
+
+
+def _make_scratch(ctx, key: int):
     from engine.gpu.device import GpuContext
 
-    key = id(ctx.device)
-    if key not in _scratch:
-        device = ctx.adapter.request_device_sync(
-            required_features=sorted(ctx.features), required_limits=dict(ctx.limits)
-        )
-        _scratch[key] = GpuContext.create(device=device)
+    device = ctx.adapter.request_device_sync(
+        required_features=sorted(ctx.features), required_limits=dict(ctx.limits)
+    )
+    _scratch[key] = GpuContext.create(device=device)
     return _scratch[key]
