@@ -17,7 +17,7 @@ exception: the rendered frame is copied out in the same submit and read back to 
 - a signal: the frame in flight finishes, the loop ends; the writer is released (the mp4
   gets its index: playable), the summary and the stats are written, exit 130 / 143.
 Decoding runs a few frames ahead and encoding behind the loop, on worker threads
-(app/frame_workers.py: same file, byte for byte); `frames_read` counts the frames the loop
+(engine/vision/read_ahead.py, app/frame_workers.py: same file, byte for byte); `frames_read` counts the frames the loop
 took, so frames decoded ahead of a stop are not counted (nor written).
 Frames of a damaged input that could not be decoded are not read: `skipped_frames` lists
 them (ranges with the reason) and the exit code is 3 when nothing else went wrong.
@@ -33,9 +33,10 @@ from pathlib import Path
 import cv2
 
 from app.build import since_launch
-from app.frame_workers import ReadAhead, WriteBehind
+from app.frame_workers import WriteBehind
 from app.output import open_writer
 from app.signals import Interrupted, StopSignals
+from engine.vision.read_ahead import ReadAhead
 
 WARMUP_FRAMES = 2  # left out of the percentiles: shader compilation, first allocations
 # Exit codes (ar-demo --help, docs/app.md)
@@ -74,8 +75,9 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
     tl = pipeline.timeline
     bar = tqdm(total=source.count, unit="frame", desc=Path(output).name, disable=not progress,
                dynamic_ncols=True, leave=True)  # fmt: skip
-    # decode ahead and encode behind on worker threads (app/frame_workers.py)
-    frames, behind = ReadAhead(source), WriteBehind(lambda write: write())
+    # decode ahead and encode behind on worker threads (read_ahead.py, frame_workers.py)
+    frames = ReadAhead(iter(source.read, None))
+    behind = WriteBehind(lambda write: write())
     t0 = time.perf_counter()
     try:
         with stop.loop():

@@ -1,4 +1,5 @@
-"""app/frame_workers.py: frames in order, errors raised in the loop's thread, clean stops."""
+"""app/frame_workers.py: frames written in order on a worker, errors raised in the loop's
+thread."""
 
 from __future__ import annotations
 
@@ -7,45 +8,7 @@ import time
 
 import pytest
 
-from app.frame_workers import ReadAhead, WriteBehind
-
-
-class _Source:
-    def __init__(self, n: int, fail_at: int | None = None):
-        self.n, self.fail_at, self.frames_read = n, fail_at, 0
-
-    def read(self):
-        if self.frames_read == self.fail_at:
-            raise OSError(f"cannot decode frame {self.frames_read}")
-        if self.frames_read >= self.n:
-            return None
-        self.frames_read += 1
-        return self.frames_read - 1
-
-
-def test_read_ahead_gives_every_frame_in_order_then_none():
-    frames = ReadAhead(_Source(50), depth=3)
-    got = [frames.read() for _ in range(50)]
-    assert got == list(range(50)) and frames.read() is None and frames.read() is None
-    assert frames.delivered == 50
-    frames.close()
-
-
-def test_read_ahead_counts_only_what_the_loop_took():
-    source = _Source(100)
-    frames = ReadAhead(source, depth=4)
-    assert [frames.read() for _ in range(5)] == list(range(5))
-    frames.close()  # the worker was blocked on its full queue: close() still returns
-    assert frames.delivered == 5 and 5 <= source.frames_read <= 5 + 4 + 1
-
-
-def test_read_ahead_raises_the_decoders_error_in_order():
-    frames = ReadAhead(_Source(10, fail_at=3), depth=8)
-    assert [frames.read() for _ in range(3)] == [0, 1, 2]
-    with pytest.raises(OSError, match="frame 3"):
-        frames.read()
-    assert frames.read() is None
-    frames.close()
+from app.frame_workers import WriteBehind
 
 
 def test_write_behind_writes_in_order_and_close_waits_for_all():

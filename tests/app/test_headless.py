@@ -155,11 +155,11 @@ def test_ctrl_c_finishes_the_file(tmp_path):
 class _ReadInline:
     """ReadAhead without its thread: the loop reads the source itself."""
 
-    def __init__(self, source):
-        self.source, self.delivered = source, 0
+    def __init__(self, frames):
+        self.frames, self.delivered = iter(frames), 0
 
     def read(self):
-        frame = self.source.read()
+        frame = next(self.frames, None)
         self.delivered += frame is not None
         return frame
 
@@ -182,8 +182,9 @@ class _WriteInline:
 
 @pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
 def test_decode_and_encode_threads_write_the_same_file(tmp_path, monkeypatch, backend):
-    """app/frame_workers.py: decoding ahead and encoding behind on threads gives the file the
-    loop gives when it reads and writes each frame itself, byte for byte."""
+    """Decoding ahead and encoding behind on threads (engine/vision/read_ahead.py,
+    app/frame_workers.py) gives the file the loop gives when it reads and writes each frame
+    itself, byte for byte."""
     if backend == "xnnpack":
         pytest.importorskip("ai_edge_litert.interpreter")
     models = ["face_detection_short_range", "face_landmark"]

@@ -216,3 +216,20 @@ def test_refined_face_mesh_reads_results_back():
     model_file("face_landmark_with_attention")
     with pytest.raises(ValueError, match="output='gpu'"):
         FaceMesh(context=CTX, refine_landmarks=True, output="gpu")
+
+
+def test_stream_reading_ahead_gives_what_process_gives(clip):
+    """stream() takes its frames on a worker thread (read_ahead.py); the results are
+    process()'s on the same frames, tracking included."""
+
+    def decoded():  # a generator, as a caller decoding a video writes it
+        yield from clip
+
+    with FaceMesh(**GPU) as mesh:
+        streamed = list(mesh.stream(decoded(), fps=30.0))
+    with FaceMesh(**GPU) as mesh:
+        direct = [mesh.process(f, round(i * 1000 / 30.0)) for i, f in enumerate(clip)]
+    assert len(streamed) == len(direct) == len(clip)
+    for a, b in zip(streamed, direct, strict=True):
+        assert len(a.multi_face_landmarks) == len(b.multi_face_landmarks) == 1
+        np.testing.assert_array_equal(a.multi_face_landmarks[0], b.multi_face_landmarks[0])

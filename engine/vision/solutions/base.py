@@ -175,14 +175,23 @@ class Solution:
             return self._gpu_result(timestamp_ms)
         return self._result(self.readback.read(), timestamp_ms)
 
-    def stream(self, frames: Iterable, fps: float = 30.0) -> Iterator:
+    def stream(self, frames: Iterable, fps: float = 30.0, read_ahead: int = 2) -> Iterator:
         """process() over `frames` (images, or (image, timestamp_ms) pairs; plain images
-        get i * 1000 / fps)."""
-        for i, item in enumerate(frames):
-            if isinstance(item, tuple):
-                yield self.process(*item)
-            else:
-                yield self.process(item, round(i * 1000.0 / fps))
+        get i * 1000 / fps). `frames` is iterated on a worker thread up to `read_ahead`
+        items ahead (engine/vision/read_ahead.py: a decoding generator's next frame is
+        decoded while this one is processed; results are the same); 0: in this thread."""
+        from engine.vision.read_ahead import ReadAhead
+
+        source = ReadAhead(frames, read_ahead) if read_ahead > 0 else frames
+        try:
+            for i, item in enumerate(source):
+                if isinstance(item, tuple):
+                    yield self.process(*item)
+                else:
+                    yield self.process(item, round(i * 1000.0 / fps))
+        finally:
+            if read_ahead > 0:
+                source.close()
 
     def read(self, timestamp_ms: int | None = None):
         """Read the results of the last submitted frame back (blocks); GPU-resident use.
