@@ -129,7 +129,7 @@ def run(args, options: dict) -> int:
             for job in jobs:
                 report = lambda d, t, v=job.video: progress.frames(v, d, t)  # noqa: E731
                 progress.finish(run_job(job, report))
-        else:
+        elif jobs:
             from engine.tools.extract.cluster import gpus_per_task, run_on_ray
 
             gpus = args.gpus_per_task
