@@ -152,13 +152,18 @@ def test_missing_extra_is_one_line_exit_2(tmp_path, monkeypatch, capsys, module,
     assert list(tmp_path.iterdir()) == []
 
 
-def test_ray_two_workers_gives_the_same_bytes(tmp_path, single):
+def test_ray_two_workers_gives_the_same_bytes(tmp_path, single, capsys):
     ray = pytest.importorskip("ray")
     from engine.tools.extract.cluster import local_ray_options
 
+    gone = tmp_path / "gone.mp4"  # fails in its task, reported as in one process
+    out = tmp_path / "out"
     ray.init(num_cpus=2, **local_ray_options())
     try:
-        assert _extract(tmp_path, sample_clip(), people_clip(), extra=["--ray"]) == 0
+        assert _extract(out, sample_clip(), gone, people_clip(), extra=["--ray"]) == 1
     finally:
         ray.shutdown()
-    assert {p.name: p.read_bytes() for p in sorted(tmp_path.iterdir())} == single[1]
+    assert {p.name: p.read_bytes() for p in sorted(out.iterdir())} == single[1]
+    err = capsys.readouterr().err
+    assert f"engine-extract: failed {gone}: no such file" in err
+    assert "2 done (40 frames), 0 skipped, 1 failed" in err
