@@ -124,6 +124,9 @@ def run(args, options: dict) -> int:
     progress = Progress(len(jobs) + len(problems), enabled=not args.no_progress)
     for name, problem in problems:
         progress.failed(name, problem)
+    for job in [j for j in jobs if Path(j.out).exists()]:  # no task just to skip it
+        progress.finish(run_job(job))
+        jobs.remove(job)
     try:
         if args.ray is None:
             for job in jobs:
