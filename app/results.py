@@ -1,11 +1,13 @@
 """Per-frame results out of the live pipeline: `--results out.jsonl` and the face tally.
 
-- `ResultsWriter(path)`: one JSON object per frame (`record(index, result)`): frame index,
-  timestamp; face detection: every detection's score, box and 6 keypoints (pixels and
-  normalised); face mesh: presence, ROI, tracked, 468 landmarks (pixels, z on x's scale)
-  and the detections when the detector ran; segmentation: mask statistics (mean
-  probability, person fraction at 0.5, the person's bounding box). Reading the results
-  back is one map per frame: only with --results.
+- `ResultsWriter(path)`: one JSON object per frame (`record(index, result)`): the
+  solution's per-frame fields, declared once in engine/vision/solutions/records.py (which
+  engine-extract writes as Parquet too): face detection: every detection's score, box and
+  keypoints (pixels and normalised); face mesh: presence, ROI, tracked, 468 landmarks
+  (pixels, z on x's scale) and the detections when the detector ran; segmentation: mask
+  statistics (mean probability, person fraction at 0.5, the person's bounding box); hands,
+  pose, holistic: their landmarks likewise. Reading the results back is one map per frame:
+  only with --results.
 - `FaceTally`: frames with a face without a per-frame readback: each frame's GPU encoder
   copies the 4-byte face flag (detection count or face-mesh presence) into a slot of a
   GPU buffer, read back when full (every 4096 frames) and at the end (`summary()`).
@@ -22,42 +24,27 @@ import numpy as np
 SLOTS = 4096  # frames per tally readback
 
 
-def _list(a: np.ndarray, digits: int = 3) -> list:
-    return np.round(np.asarray(a, np.float64), digits).tolist()
-
-
-def _detections(dets) -> list[dict]:
-    return [{"score": round(float(d.score), 5), "box_px": _list(d.box_px),
-             "box": _list(d.box, 6), "keypoints_px": _list(d.keypoints_px),
-             "keypoints": _list(d.keypoints, 6)} for d in dets]  # fmt: skip
+def _json(value, key: str = ""):
+    """A record's value as JSON: arrays as lists; floats rounded (pixels to 3 digits, the
+    rest to 6: the file stays small and readable)."""
+    if isinstance(value, dict):
+        return {k: _json(v, k) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v, key) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json(value.tolist(), key)
+    if isinstance(value, float | np.floating):
+        return round(float(value), 3 if key.endswith("_px") else 6)
+    return value
 
 
 def result_record(index: int, result) -> dict:
-    """A JSON-ready dict of one frame's solution result."""
-    from engine.vision import FaceDetectorResult, FaceMeshResult, SegmentationResult
+    """A JSON-ready dict of one frame's solution result: the fields of
+    engine/vision/solutions/records.py, a field that is None (the detector did not run, no
+    pose) left out."""
+    from engine.vision.solutions.records import frame_record
 
-    out: dict = {"frame": index, "image_size": list(result.image_size)}
-    if isinstance(result, FaceDetectorResult):
-        out["faces"] = len(result.detections)
-        out["detections"] = _detections(result.detections)
-    elif isinstance(result, FaceMeshResult):
-        out["faces"] = len(result.faces)
-        out["detector_ran"] = result.detections is not None
-        if result.detections is not None:
-            out["detections"] = _detections(result.detections)
-        out["meshes"] = [{"presence": round(f.presence, 5), "tracked": f.tracked,
-                          "roi": {k: round(float(v), 6) for k, v in vars(f.roi).items()},
-                          "landmarks_px": _list(f.landmarks_px)} for f in result.faces]  # fmt: skip
-    elif isinstance(result, SegmentationResult):
-        person = result.mask > 0.5
-        ys, xs = np.nonzero(person)
-        out["mask"] = {
-            "mean": round(float(result.mask.mean()), 5),
-            "person_fraction": round(float(person.mean()), 5),
-            "person_box_px": [int(xs.min()), int(ys.min()), int(xs.max()) + 1,
-                              int(ys.max()) + 1] if xs.size else None,
-        }  # fmt: skip
-    return out
+    return {k: _json(v, k) for k, v in frame_record(index, result).items() if v is not None}
 
 
 class ResultsWriter:

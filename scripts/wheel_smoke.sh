@@ -39,7 +39,7 @@ out = e.run({"input": np.zeros((1, 128, 128, 3), np.float32)})
 assert {k: v.shape for k, v in out.items()} == {"regressors": (1, 896, 16), "classificators": (1, 896, 1)}
 print(f"wheel_smoke: {e.graph.name}: {e.dispatch_count} dispatches on {e.ctx.name}, ok")
 PY
-for tool in ar-demo engine-bench engine-inspect engine-fetch; do
+for tool in ar-demo engine-bench engine-inspect engine-extract engine-fetch; do
     "$SCRATCH/venv/bin/$tool" --help >/dev/null
 done
 "$SCRATCH/venv/bin/engine-fetch" where

@@ -9,12 +9,20 @@ from tests.helpers.ci import missing
 from tests.helpers.files import ASSETS_DIR
 
 SAMPLE = ASSETS_DIR / "sample.mp4"
+PEOPLE = ASSETS_DIR / "people.mp4"
 
 
 def sample_clip():
     if not SAMPLE.exists():
         missing(f"{SAMPLE} missing: run `make assets`")
     return SAMPLE
+
+
+def people_clip():
+    """The second sample clip (several people, shot changes; engine/catalog/people.py)."""
+    if not PEOPLE.exists():
+        missing(f"{PEOPLE} missing: run `make assets`")
+    return PEOPLE
 
 
 def read_video(path, limit: int | None = None) -> list[np.ndarray]:

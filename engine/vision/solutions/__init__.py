@@ -7,7 +7,7 @@
 
 - FaceDetector (face_detector.py), FaceMesh (face_mesh.py, tracking), SelfieSegmenter
   (selfie_segmenter.py), Hands (hands.py, tracking), Pose (pose.py,
-  tracking, smoothing, mask), Holistic (holistic.py: pose, hands and face); shared behaviour in base.py; results in results.py
+  tracking, smoothing, mask), Holistic (holistic.py: pose, hands and face); shared behaviour in base.py; results in results.py; their per-frame fields (--results, engine-extract) in records.py
 - drawing is not here (the app draws): results are numbers, or GPU buffers with
   output="gpu"
 """
