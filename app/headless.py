@@ -35,6 +35,7 @@ import cv2
 from app.build import since_launch
 from app.frame_workers import WriteBehind
 from app.output import open_writer
+from app.pipeline import IN_FLIGHT
 from app.signals import Interrupted, StopSignals
 from engine.vision.read_ahead import ReadAhead
 
@@ -52,7 +53,15 @@ class _Run:
         self.written = 0
         self.failed: list[dict] = []
         self.device_lost: str | None = None
-        self.in_hand = None  # a frame read and not yet in the file
+        self.in_hand: list = []  # frames read and not yet handed to the encoder, in order
+
+    def hand_over(self, frame) -> bool:
+        """`frame` leaves the hand (by identity: frames hold arrays); False if not in it."""
+        for i, f in enumerate(self.in_hand):
+            if f is frame:
+                del self.in_hand[i]
+                return True
+        return False
 
 
 def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=None,
@@ -82,11 +91,12 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
     try:
         with stop.loop():
             _loop(pipeline, frames, behind, writer, view, target, hud, stop, run, bar)
-    except Interrupted:  # a second signal while a frame was on the GPU
-        if run.in_hand is not None:
-            reason = f"interrupted by {stop.name} on the GPU"
-            behind.put(partial(_write_input, writer, run, run.in_hand, reason, bar))
-            run.in_hand = None
+    except Interrupted:  # a second signal while frames were on the GPU
+        reason = f"interrupted by {stop.name} on the GPU"
+        for frame in run.in_hand:  # in frame order, after those already handed over
+            behind.put(partial(_write_input, writer, run, frame, reason, bar))
+        run.in_hand = []
+        pipeline.drop_in_flight()
     finally:
         stop.shutdown()  # from here on a signal cannot cut the file or the stats
         frames.close()
@@ -125,30 +135,78 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
 
 
 def _loop(pipeline, frames, behind, writer, view, target, hud, stop, run: _Run, bar) -> None:
-    """Read, render, hand to the encoder until the end, a stop request or a lost device."""
-    from engine.gpu import is_device_lost
-
+    """Read, render, hand to the encoder until the end, a stop request or a lost device.
+    Two frames are in flight where the pipeline allows it (app/pipeline.py submit/finish):
+    frame i+1 is recorded and submitted before frame i is waited for and read back."""
+    depth = IN_FLIGHT if pipeline.overlap_frames else 1
+    flight = _Flight(pipeline, behind, writer, stop, run, bar)
     while not stop.requested:
         with stop.hold():
-            run.in_hand = frames.read()
-        frame = run.in_hand
+            frame = frames.read()
+            if frame is not None:
+                run.in_hand.append(frame)
         if frame is None:
-            return
+            break
+        if pipeline.switch_ready() and not flight.drain():
+            return  # a switch swaps the effect: nothing may be in flight
         try:
-            rec = pipeline.process(frame, view, readback_texture=target, hud=hud)
+            flight.pending.append(pipeline.submit(frame, view, readback_texture=target, hud=hud))
         except Exception as exc:  # a device error on one frame: keep the file complete
-            lost = is_device_lost(exc, pipeline.ctx)
-            reason = _first_line(exc)
-            with stop.hold():
-                behind.put(partial(_write_input, writer, run, frame, reason, bar))
-                run.in_hand = None
-            if lost:
-                run.device_lost = reason
+            if not flight.drain() or not flight.failed(frame, exc):
                 return
             continue
-        with stop.hold():
-            behind.put(partial(_write_rendered, writer, run, rec, pipeline.timeline, bar))
-            run.in_hand = None
+        while len(flight.pending) >= depth:  # depth 2: the previous frame; 1: this one
+            if not flight.finish_oldest():
+                return
+    flight.drain()
+
+
+class _Flight:
+    """The frames submitted and not yet finished, oldest first, and how each ends up in the
+    file: rendered, or (its GPU work failed) the input in its place, in frame order."""
+
+    def __init__(self, pipeline, behind, writer, stop, run: _Run, bar):
+        self.pipeline, self.behind, self.writer = pipeline, behind, writer
+        self.stop, self.run, self.bar = stop, run, bar
+        self.pending: list = []  # app/pipeline.py InFlight
+
+    def finish_oldest(self) -> bool:
+        """Wait for the oldest frame and hand it to the encoder; False: the device is lost."""
+        p = self.pending.pop(0)
+        try:
+            rec = self.pipeline.finish(p)
+        except Exception as exc:
+            return self.failed(p.frame, exc)
+        with self.stop.hold():
+            tl = self.pipeline.timeline
+            self.behind.put(partial(_write_rendered, self.writer, self.run, rec, tl, self.bar))
+            self.run.hand_over(p.frame)
+        return True
+
+    def drain(self) -> bool:
+        """Finish every frame in flight; False: the device is lost."""
+        while self.pending:
+            if not self.finish_oldest():
+                return False
+        return True
+
+    def failed(self, frame, exc: Exception) -> bool:
+        """`frame`'s input in its place (failed); False when the device is lost: then every
+        other frame in hand goes in as failed too and the loop ends."""
+        from engine.gpu import is_device_lost
+
+        reason = _first_line(exc)
+        lost = is_device_lost(exc, self.pipeline.ctx)
+        with self.stop.hold():
+            for f in [frame, *self.run.in_hand] if lost else [frame]:
+                if self.run.hand_over(f):
+                    self.behind.put(partial(_write_input, self.writer, self.run, f, reason,
+                                            self.bar))  # fmt: skip
+        if lost:
+            self.run.device_lost = reason
+            self.pending.clear()
+            self.pipeline.drop_in_flight()
+        return not lost
 
 
 def _write_rendered(writer, run: _Run, rec, tl, bar) -> None:

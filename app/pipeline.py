@@ -27,6 +27,7 @@ frame's results back after the wait and writes them as JSON lines (one map per f
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,69 @@ from engine.gpu import (
     report_to,
     scratch_context,
 )
+
+IN_FLIGHT = 2  # frames submitted before the oldest is waited for (headless: submit/finish)
+
+
+class _Laps:
+    """CPU ms per stage of a FrameRecord, from one lap to the next."""
+
+    def __init__(self, rec: FrameRecord):
+        self.rec, self.t = rec, time.perf_counter()
+
+    def __call__(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.rec.cpu_ms[stage] = self.rec.cpu_ms.get(stage, 0.0) + (now - self.t) * 1e3
+        self.t = now
+
+
+class _Slot:
+    """What one frame in flight owns: its fence, its timestamp marks, its readback buffer."""
+
+    def __init__(self, device, timing: bool):
+        self.device = device
+        self.fence = Fence(device)
+        self.marks = GpuMarks(device) if timing else None
+        self._readback = None  # (buffer, (w, h), bytes per row)
+
+    def copy_out(self, encoder, texture) -> None:
+        """Record the copy of the rendered `texture` into this slot's mappable buffer."""
+        import wgpu
+
+        w, h = texture.size[0], texture.size[1]
+        row = (w * 4 + 255) // 256 * 256
+        if self._readback is None or self._readback[1] != (w, h):
+            buf = self.device.create_buffer(
+                size=row * h, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+            )
+            self._readback = (buf, (w, h), row)
+        buf, _, row = self._readback
+        encoder.copy_texture_to_buffer(
+            {"texture": texture}, {"buffer": buf, "bytes_per_row": row, "rows_per_image": h},
+            (w, h, 1),
+        )  # fmt: skip
+
+    def read_out(self) -> np.ndarray:
+        """The copied frame (BGRA uint8, H x W x 4), after the fence."""
+        import wgpu
+
+        buf, (w, h), row = self._readback
+        buf.map_sync(wgpu.MapMode.READ)
+        img = np.frombuffer(buf.read_mapped(), np.uint8).reshape(h, row)[:, : w * 4]
+        img = img.reshape(h, w, 4).copy()
+        buf.unmap()
+        return img
+
+
+@dataclass
+class InFlight:
+    """A frame submitted by FramePipeline.submit(), until finish()."""
+
+    frame: Frame
+    rec: FrameRecord
+    slot: _Slot
+    readback: bool  # rec.image is read back at finish()
+    cpu_s: float  # thread CPU seconds submit() took
 
 
 class FramePipeline:
@@ -75,11 +139,12 @@ class FramePipeline:
         self.switching: Build | None = None  # a background rebuild (switch())
         self.switch_error: str | None = None
         self.switches: list[dict] = []  # each switch: what, seconds, frames drawn meanwhile
-        self.marks = GpuMarks(self.device) if gpu_timing and ctx.has_timestamps else None
-        self.fence = Fence(self.device)
+        timing = gpu_timing and ctx.has_timestamps
+        self._slots = [_Slot(self.device, timing) for _ in range(IN_FLIGHT)]
+        self._next_slot = 0
+        self._in_flight: list[InFlight] = []  # submitted, not yet finished, oldest first
         self.timeline = Timeline()
         self.frame_readbacks = 0
-        self._readback = None
         self.results = ResultsWriter(results) if results else None
         self.faces = None
         self.timeline.sections["faces"] = self.face_summary
@@ -213,27 +278,43 @@ class FramePipeline:
     def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:
         """Render `frame` into `target_view`; with `readback_texture` also return its pixels
         as rec.image (BGRA uint8, headless only)."""
-        self._adopt_switch()
+        return self.finish(self.submit(frame, target_view, hud=hud,
+                                       readback_texture=readback_texture))  # fmt: skip
+
+    def switch_ready(self) -> bool:
+        """A background switch is built: finish the frames in flight, and the next submit()
+        swaps it in (set_effect needs nothing in flight)."""
+        return self.switching is not None and self.switching.done
+
+    @property
+    def overlap_frames(self) -> bool:
+        """May a second frame be submitted before the first is finished? Not with
+        --results: it reads the effect's result buffers, which the next frame rewrites."""
+        return self.results is None
+
+    def submit(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> InFlight:
+        """Record and submit `frame`'s GPU work without waiting for it; finish() waits and
+        reads back. Up to IN_FLIGHT frames may be submitted before the oldest is finished
+        (in order): frame i+1 is recorded while the GPU runs frame i."""
+        if len(self._in_flight) >= IN_FLIGHT:
+            raise RuntimeError(f"{IN_FLIGHT} frames in flight: finish() the oldest first")
+        if not self._in_flight:
+            self._adopt_switch()  # set_effect closes the old effect: nothing may be in flight
+        slot = self._slots[self._next_slot]
+        self._next_slot = (self._next_slot + 1) % IN_FLIGHT
         rec = FrameRecord(frame.index, frame.t_capture, self.sync)
         c0 = time.thread_time()
-        t = time.perf_counter()
-
-        def lap(stage: str) -> None:
-            nonlocal t
-            now = time.perf_counter()
-            rec.cpu_ms[stage] = rec.cpu_ms.get(stage, 0.0) + (now - t) * 1e3
-            t = now
-
+        lap = _Laps(rec)
         self.uploader.upload(frame.bgr)
         lap("upload")
         encoder = self.device.create_command_encoder()
-        if self.marks:
-            self.marks.begin(encoder)
+        if slot.marks:
+            slot.marks.begin(encoder)
         frame_view = self.uploader.view
         for stage, encode in self.effect.steps(frame_view):
             encode(encoder)
-            if self.marks:
-                self.marks.mark(encoder, stage)
+            if slot.marks:
+                slot.marks.mark(encoder, stage)
             lap(stage)
         if self.faces is not None:
             self.faces.record(encoder)
@@ -247,59 +328,50 @@ class FramePipeline:
         if draw_data is not None:
             hud.render(draw_data, rp)
         rp.end()
-        if self.marks:
-            self.marks.mark(encoder, "render")
+        if slot.marks:
+            slot.marks.mark(encoder, "render")
         if readback_texture is not None:
-            self._copy_out(encoder, readback_texture)
-        if self.marks:
-            self.marks.finish(encoder)
-        self.fence.signal(encoder)
+            slot.copy_out(encoder, readback_texture)
+        if slot.marks:
+            slot.marks.finish(encoder)
+        slot.fence.signal(encoder)
         lap("render")
         self.device.queue.submit([encoder.finish()])
         lap("submit")
-        rec.wait_ms, rec.wait_cpu_ms = self.fence.wait(self.sync)
-        t = time.perf_counter()
-        if self.marks:
-            rec.gpu_ms = self.marks.read_ms()
-        if readback_texture is not None:
-            rec.image = self._read_out()
+        pending = InFlight(frame, rec, slot, readback_texture is not None,
+                           time.thread_time() - c0)  # fmt: skip
+        self._in_flight.append(pending)
+        return pending
+
+    def finish(self, pending: InFlight) -> FrameRecord:
+        """Wait for the oldest frame in flight (`pending`) and read back what it asked for."""
+        if not self._in_flight or self._in_flight[0] is not pending:
+            raise RuntimeError("finish() the frames in the order they were submitted")
+        self._in_flight.pop(0)
+        rec, slot = pending.rec, pending.slot
+        c0 = time.thread_time()
+        rec.wait_ms, rec.wait_cpu_ms = slot.fence.wait(self.sync)
+        lap = _Laps(rec)
+        if slot.marks:
+            rec.gpu_ms = slot.marks.read_ms()
+        if pending.readback:
+            rec.image = slot.read_out()
+            self.frame_readbacks += 1
             lap("readback")
         if self.results is not None:
-            self.results.write(frame.index, self.effect.read_results())
+            self.results.write(pending.frame.index, self.effect.read_results())
             lap("results")
-        rec.frame_cpu_ms = (time.thread_time() - c0) * 1e3
+        rec.frame_cpu_ms = (pending.cpu_s + time.thread_time() - c0) * 1e3
         rec.t_done = time.perf_counter()
         if self.switching is not None:
             self.switching.info["frames"].append(rec.t_done)
         return rec
 
-    # --- headless: the rendered frame back to the CPU -----------------------------------
-    def _copy_out(self, encoder, texture) -> None:
-        import wgpu
-
-        w, h = texture.size[0], texture.size[1]
-        row = (w * 4 + 255) // 256 * 256
-        if self._readback is None or self._readback[1] != (w, h):
-            buf = self.device.create_buffer(
-                size=row * h, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-            )
-            self._readback = (buf, (w, h), row)
-        buf, _, row = self._readback
-        encoder.copy_texture_to_buffer(
-            {"texture": texture}, {"buffer": buf, "bytes_per_row": row, "rows_per_image": h},
-            (w, h, 1),
-        )  # fmt: skip
-
-    def _read_out(self) -> np.ndarray:
-        import wgpu
-
-        buf, (w, h), row = self._readback
-        buf.map_sync(wgpu.MapMode.READ)
-        img = np.frombuffer(buf.read_mapped(), np.uint8).reshape(h, row)[:, : w * 4]
-        img = img.reshape(h, w, 4).copy()
-        buf.unmap()
-        self.frame_readbacks += 1
-        return img
+    def drop_in_flight(self) -> list[InFlight]:
+        """Forget the frames in flight (their GPU work failed or the run stops); returns
+        them, oldest first."""
+        dropped, self._in_flight = self._in_flight, []
+        return dropped
 
     # --- figures -----------------------------------------------------------------------
     def transfers(self) -> dict[str, int]:
@@ -309,8 +381,8 @@ class FramePipeline:
             "frame_uploads": self.uploader.uploads,
             "tensor_readbacks": sum(s.readbacks for s in eng),  # engines' run() readbacks
             "engine_uploads": sum(s.uploads for s in eng),
-            "timestamp_reads": self.marks.readbacks if self.marks else 0,
-            "fence_maps": self.fence.maps,
+            "timestamp_reads": sum(s.marks.readbacks for s in self._slots if s.marks),
+            "fence_maps": sum(s.fence.maps for s in self._slots),
             "frame_readbacks": self.frame_readbacks,
             "result_readbacks": self.effect.solution.readback_maps,
             "face_tally_readbacks": self.faces.readbacks if self.faces else 0,

@@ -181,18 +181,38 @@ class _WriteInline:
 
 
 @pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
-def test_decode_and_encode_threads_write_the_same_file(tmp_path, monkeypatch, backend):
+def test_overlapped_frames_write_the_same_file_as_one_at_a_time(tmp_path, monkeypatch, backend):
     """Decoding ahead and encoding behind on threads (engine/vision/read_ahead.py,
-    app/frame_workers.py) gives the file the loop gives when it reads and writes each frame
-    itself, byte for byte."""
+    app/frame_workers.py) and two frames on the GPU at once (app/pipeline.py submit/finish)
+    give the file the loop gives when it reads, renders, waits and writes one frame at a
+    time, byte for byte."""
     if backend == "xnnpack":
         pytest.importorskip("ai_edge_litert.interpreter")
+    import app.headless
+    from app.pipeline import FramePipeline
+
+    events = []  # ("submit" | "finish", frame index), in call order
+    submit, finish = FramePipeline.submit, FramePipeline.finish
+
+    def logged_submit(self, frame, *args, **kwargs):
+        events.append(("submit", frame.index))
+        return submit(self, frame, *args, **kwargs)
+
+    def logged_finish(self, pending):
+        events.append(("finish", pending.frame.index))
+        return finish(self, pending)
+
+    monkeypatch.setattr(FramePipeline, "submit", logged_submit)
+    monkeypatch.setattr(FramePipeline, "finish", logged_finish)
     models = ["face_detection_short_range", "face_landmark"]
     threaded, _, summary = _headless(tmp_path / "threads", models, "--backend", backend)
-    import app.headless
+    # frame i+1 was submitted before frame i was waited for
+    assert events.index(("submit", 1)) < events.index(("finish", 0))
+    assert events.index(("submit", FRAMES - 1)) < events.index(("finish", FRAMES - 2))
 
     monkeypatch.setattr(app.headless, "ReadAhead", _ReadInline)
     monkeypatch.setattr(app.headless, "WriteBehind", _WriteInline)
+    monkeypatch.setattr(app.headless, "IN_FLIGHT", 1)
     inline, _, _ = _headless(tmp_path / "inline", models, "--backend", backend)
     assert summary["backend"] == backend
     assert (tmp_path / "threads/out.mp4").read_bytes() == (tmp_path / "inline/out.mp4").read_bytes()

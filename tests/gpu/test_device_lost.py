@@ -65,12 +65,12 @@ def test_shared_context_replaces_a_lost_one(monkeypatch):
 HARNESS = textwrap.dedent("""
     import sys
     from app.pipeline import FramePipeline
-    original = FramePipeline.process
-    def process(self, frame, *args, **kwargs):
+    original = FramePipeline.submit
+    def submit(self, frame, *args, **kwargs):
         if frame.index == {at}:
             self.device.destroy()
         return original(self, frame, *args, **kwargs)
-    FramePipeline.process = process
+    FramePipeline.submit = submit
     from app.cli import main
     sys.exit(main())
 """)
@@ -92,7 +92,11 @@ def test_ar_demo_finishes_the_file_when_the_device_is_lost(tmp_path):
     assert len(lines) == 1 and "GPU device was lost" in lines[0], proc.stderr
     s = json.loads(stats.read_text())
     assert s["device_lost"] and s["exit_code"] == 4
-    assert (s["frames_read"], s["frames_written"], s["frames_failed"]) == (6, 5, 1)
+    # the frames in flight when the device went are written as inputs: frame 5, and frame
+    # 4 too when it was still on the GPU (headless keeps IN_FLIGHT = 2 frames in flight)
+    assert s["frames_read"] == 6 and s["frames_written"] + s["frames_failed"] == 6
+    failed = [f["index"] for f in s["failed_frames"]]
+    assert failed in ([5], [4, 5]), failed
     cap = cv2.VideoCapture(str(out))
     n = 0
     while cap.read()[0]:
