@@ -85,7 +85,7 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
     bar = tqdm(total=source.count, unit="frame", desc=Path(output).name, disable=not progress,
                dynamic_ncols=True, leave=True)  # fmt: skip
     # decode ahead and encode behind on worker threads (read_ahead.py, frame_workers.py)
-    frames = ReadAhead(iter(source.read, None))
+    frames = ReadAhead(iter(source.read, None), depth=2)
     behind = WriteBehind(lambda write: write())
     t0 = time.perf_counter()
     try:
