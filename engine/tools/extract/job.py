@@ -71,8 +71,9 @@ def _extract(job: Job, on_frames: Callable[[int, int | None], None]) -> int:
         schema = arrow_schema(fields, file_metadata(job, solution))
         with ResultFile(Path(job.out), schema) as out:
             frames = 0
-            for rgb, ts in video.read(job.max_frames):
-                out.append(plain(frame_record(frames, solution.process(rgb, ts)), fields))
+            # stream(): the video decodes on a worker thread, a frame ahead of the models
+            for result in solution.stream(video.read(job.max_frames)):
+                out.append(plain(frame_record(frames, result), fields))
                 frames += 1
                 on_frames(frames, total)
             out.commit()
