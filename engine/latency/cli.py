@@ -8,6 +8,7 @@
     engine-latency fit                            # predictors -> data/latency/predictors/
     engine-latency report                         # accuracy table, plots -> out/latency/
     engine-latency predict MODEL.tflite           # "12.3 ms" + per-dispatch breakdown
+    engine-latency memo models/*.tflite           # ship their work-group choices (predict)
     engine-latency search --flops 20e6            # fastest predicted cells under a budget
 
 Errors (missing dataset, unsupported model, ...) are one line on stderr, exit code 2.
@@ -142,6 +143,12 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--top", type=int, default=0, help="show only the N slowest dispatches")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_predict)
+
+    w = sub.add_parser("memo", help="ship the work-group choices of these models' layers")
+    w.add_argument("models", nargs="+", help="the app's models (.tflite)")
+    w.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
+    w.add_argument("--out", help="default engine/latency/fitted/workgroups/<adapter>.json")
+    w.set_defaults(func=_memo)
 
     s = sub.add_parser("search", help="fastest predicted cells within a FLOPs budget")
     s.add_argument("--flops", type=float, required=True, help="budget (max FLOPs)")
@@ -293,6 +300,18 @@ def _predict(args) -> int:
         print(json.dumps(pred.to_dict(), indent=1))
     else:
         print(format_prediction(pred, args.top))
+    return 0
+
+
+def _memo(args) -> int:
+    from engine.latency import wgmemo
+    from engine.latency.dispatches import AdapterProfile
+    from engine.latency.predict import predictor_path
+    from engine.latency.predictors import load
+
+    profile = AdapterProfile.from_dict(load(predictor_path(args.adapter, "fp32")).meta["profile"])
+    out = wgmemo.write(args.models, profile, args.out and Path(args.out))
+    print(f"{out}: {len(json.loads(out.read_text())['choices'])} work-group choices")
     return 0
 
 

@@ -105,10 +105,12 @@ def predict_file(model: str | os.PathLike, adapter: str | None = None, precision
     if cache is not None and cache.exists():
         rows = [DispatchInfo.from_list(d) for d in json.loads(cache.read_text())]
     else:
+        from engine.latency import wgmemo
         from engine.model.importer import load_tflite
 
-        graph = load_tflite(path)
-        rows = dispatch_list(graph, AdapterProfile.from_dict(p.meta["profile"]), precision)
+        profile = AdapterProfile.from_dict(p.meta["profile"])
+        wgmemo.preload(profile)  # the app's layer shapes: no work-group ranking
+        rows = dispatch_list(load_tflite(path), profile, precision)
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_text(json.dumps([d.to_list() for d in rows]))
