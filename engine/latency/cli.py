@@ -5,6 +5,7 @@
     engine-latency measure --cells 3000           # -> data/latency/<adapter>.csv.gz
     engine-latency measure --models models/*.tflite --out data/latency/lavapipe-models.csv.gz
     engine-latency measure-ops                    # single-op models for the look-up table
+    engine-latency measure-fixed                  # the host's fixed cost of run() (fitted/)
     engine-latency fit                            # predictors -> data/latency/predictors/
     engine-latency report                         # accuracy table, plots -> out/latency/
     engine-latency agree FIRST.csv.gz SECOND.csv.gz   # which statistic repeats (label)
@@ -107,6 +108,14 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("--no-progress", action="store_true")
     o.set_defaults(func=_measure_ops)
 
+    x = sub.add_parser("measure-fixed", help="the host's fixed cost of run(): microbenchmark + fit")
+    x.add_argument("--out", help="default engine/latency/fitted/fixed/<adapter>.json")
+    _engine_args(x)
+    x.add_argument("--runs", type=int, default=50)
+    x.add_argument("--warmup", type=int, default=5)
+    x.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+    x.set_defaults(func=_measure_fixed)
+
     f = sub.add_parser("fit", help="fit every predictor on a dataset's training split")
     f.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
     f.add_argument("--train", type=float, default=0.05, help="training fraction")
@@ -146,6 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
     q.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
     q.add_argument("--predictor", help="a predictor JSON (default: the installed one)")
+    q.add_argument("--sync", default="sleep", choices=("sleep", "spin"), help="run()'s wait")
     q.add_argument("--top", type=int, default=0, help="show only the N slowest dispatches")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_predict)
@@ -278,6 +288,17 @@ def _measure_ops(args) -> int:
     return 0
 
 
+def _measure_fixed(args) -> int:
+    from engine.gpu.device import shared_context
+    from engine.latency import fixed, measure
+
+    protocol = measure.Protocol(args.warmup, args.runs, block=args.block)
+    path = fixed.write(shared_context(args.adapter), args.out, protocol)
+    params = json.loads(path.read_text())["params"]
+    print(f"{path}: {json.dumps(params)}")
+    return 0
+
+
 def _fit(args) -> int:
     from engine.latency.predictors import fit_all
     from engine.latency.repeat import LABEL
@@ -315,7 +336,7 @@ def _agree(args) -> int:
 def _predict(args) -> int:
     from engine.latency.predict import format_prediction, predict_file
 
-    pred = predict_file(args.model, args.adapter, args.precision, args.predictor)
+    pred = predict_file(args.model, args.adapter, args.precision, args.predictor, args.sync)
     if args.json:
         print(json.dumps(pred.to_dict(), indent=1))
     else:
