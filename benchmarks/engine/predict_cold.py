@@ -10,7 +10,9 @@ start to exit. The models alternate in rounds (A, B, C, A, B, C ...) so a change
 hits all of them alike; `--against` runs the same command from another checkout in the
 same rounds (A/B). One untimed process per model and checkout first writes the bytecode
 (.pyc) an installed package has, whatever PYTHONDONTWRITEBYTECODE says. A row: median and
-min over the runs (ms); `python -c pass` in the same rounds is the floor.
+min over the runs (ms); in the same rounds, two floors: `python -c pass` and `import
+tflite` (the .tflite reader's package, which imports numpy: what any first prediction
+loads before the engine's own code).
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from pathlib import Path
 
 from benchmarks.common import ROOT, Bench, table
 
-FLOOR = "python -c pass"
+FLOORS = {
+    "python -c pass": "pass",  # the interpreter alone
+    "import tflite": "import tflite",
+}  # the importer's flatbuffer classes and numpy
 
 
 def cold_ms(cmd: list[str], cwd: Path) -> float:
@@ -47,7 +52,7 @@ def measure(models: list[str], checkouts: dict[str, Path], runs: int) -> list[di
     """Rows (checkout, model, runs, median_ms, min_ms, samples_ms), models in rounds."""
     cases = [(name, root, Path(m).stem, [sys.executable, "-m", "engine.latency.cli", "predict",
               str(Path(m).resolve())]) for name, root in checkouts.items() for m in models]  # fmt: skip
-    cases.append(("-", ROOT, FLOOR, [sys.executable, "-c", "pass"]))
+    cases += [("-", ROOT, name, [sys.executable, "-c", code]) for name, code in FLOORS.items()]
     for _, root, _, cmd in cases:  # untimed: bytecode written, files in the page cache
         cold_ms(cmd, root)
     samples: dict[int, list[float]] = {i: [] for i in range(len(cases))}
