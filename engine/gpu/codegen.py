@@ -13,17 +13,22 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
 import numpy as np
 
 from engine.model.elementwise import UNARY
+
+if TYPE_CHECKING:  # jinja2 is imported where a template is rendered: engine-latency
+    import jinja2  # predict compiles without rendering, and its import was ~10% of it
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # a source checkout's root (or site-packages)
 
 
 def shader_loader(package: str, source_dir: Path) -> jinja2.BaseLoader:
     """`source_dir` in a source checkout; else the installed package's `shaders/` resources."""
+    import jinja2
+
     if source_dir.is_dir():
         return jinja2.FileSystemLoader(str(source_dir))
     return jinja2.PackageLoader(package, "shaders")
@@ -40,6 +45,8 @@ def register_shaders(namespace: str, loader: jinja2.BaseLoader) -> None:
 
 @cache
 def _env() -> jinja2.Environment:
+    import jinja2
+
     engine = shader_loader("engine", REPO_ROOT / "shaders" / "engine")
     return jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.PrefixLoader(dict(_namespaces)), engine]),
@@ -54,6 +61,8 @@ def _env() -> jinja2.Environment:
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates on disk (`<cache root>/jinja`), keyed by jinja2 on each source's
     checksum: a new process skips compiling the macro-heavy templates again."""
+    import jinja2
+
     from engine.gpu.adapter_cache import cache_root
 
     folder = cache_root() / "jinja"

@@ -5,9 +5,12 @@
     engine-latency measure --cells 3000           # -> data/latency/<adapter>.csv.gz
     engine-latency measure --models models/*.tflite --out data/latency/lavapipe-models.csv.gz
     engine-latency measure-ops                    # single-op models for the look-up table
+    engine-latency measure-fixed                  # the host's fixed cost of run() (fitted/)
     engine-latency fit                            # predictors -> data/latency/predictors/
     engine-latency report                         # accuracy table, plots -> out/latency/
+    engine-latency agree FIRST.csv.gz SECOND.csv.gz   # which statistic repeats (label)
     engine-latency predict MODEL.tflite           # "12.3 ms" + per-dispatch breakdown
+    engine-latency memo models/*.tflite           # ship their work-group choices (predict)
     engine-latency search --flops 20e6            # fastest predicted cells under a budget
 
 Errors (missing dataset, unsupported model, ...) are one line on stderr, exit code 2.
@@ -22,9 +25,12 @@ import sys
 from pathlib import Path
 
 from engine.errors import EngineError
+from engine.latency.repeat import STATS
 
 DATA = Path("data/latency")
 SPACE = DATA / "space.jsonl.gz"
+TARGET_HELP = ("the label: a statistic of each cell's runs (default repeat.LABEL; mean: "
+               "LETI's; datasets before the round-robin protocol: mean or median)")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,8 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     _engine_args(m)
     m.add_argument("--runs", type=int, default=50)
     m.add_argument("--warmup", type=int, default=5)
-    m.add_argument("--max-std", type=float, default=0.5, help="restart above std/mean")
-    m.add_argument("--restarts", type=int, default=1)
+    m.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+    m.add_argument("--max-std", type=float, default=0.5, help="LiteRT: restart above std/mean")
+    m.add_argument("--restarts", type=int, default=1, help="LiteRT: at most this many")
     m.add_argument("--profile-runs", type=int, default=3, help="Engine.profile() runs")
     m.add_argument("--litert-threads", type=int, default=1, help="0: skip LiteRT")
     m.add_argument("--no-progress", action="store_true")
@@ -101,18 +108,21 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("--no-progress", action="store_true")
     o.set_defaults(func=_measure_ops)
 
+    x = sub.add_parser("measure-fixed", help="the host's fixed cost of run(): microbenchmark + fit")
+    x.add_argument("--out", help="default engine/latency/fitted/fixed/<adapter>.json")
+    _engine_args(x)
+    x.add_argument("--runs", type=int, default=50)
+    x.add_argument("--warmup", type=int, default=5)
+    x.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+    x.set_defaults(func=_measure_fixed)
+
     f = sub.add_parser("fit", help="fit every predictor on a dataset's training split")
     f.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
     f.add_argument("--train", type=float, default=0.05, help="training fraction")
     f.add_argument("--kernels", help="generated single-layer models (measure --kernels)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default=str(DATA / "predictors"))
-    f.add_argument(
-        "--target",
-        choices=("mean", "median"),
-        default="mean",
-        help="the engine's mean run time (LETI) or the median (robust to load)",
-    )
+    f.add_argument("--target", choices=STATS, help=TARGET_HELP)
     f.add_argument(
         "--install",
         action="store_true",
@@ -130,18 +140,31 @@ def _parser() -> argparse.ArgumentParser:
         "adds the row (e+) and feeds the beyond-the-space predictor",
     )
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--target", choices=("mean", "median"), default="mean")
+    r.add_argument("--target", choices=STATS, help=TARGET_HELP)
     r.add_argument("--out", default="out/latency")
     r.set_defaults(func=_report)
+
+    a = sub.add_parser("agree", help="per statistic, the cells two measurements agree on")
+    a.add_argument("first", help="a dataset")
+    a.add_argument("second", help="the same cells measured again (measure --repeat)")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=_agree)
 
     q = sub.add_parser("predict", help="predicted latency of a .tflite without running it")
     q.add_argument("model")
     q.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
     q.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
     q.add_argument("--predictor", help="a predictor JSON (default: the installed one)")
+    q.add_argument("--sync", default="sleep", choices=("sleep", "spin"), help="run()'s wait")
     q.add_argument("--top", type=int, default=0, help="show only the N slowest dispatches")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_predict)
+
+    w = sub.add_parser("memo", help="ship the work-group choices of these models' layers")
+    w.add_argument("models", nargs="+", help="the app's models (.tflite)")
+    w.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
+    w.add_argument("--out", help="default engine/latency/fitted/workgroups/<adapter>.json")
+    w.set_defaults(func=_memo)
 
     s = sub.add_parser("search", help="fastest predicted cells within a FLOPs budget")
     s.add_argument("--flops", type=float, required=True, help="budget (max FLOPs)")
@@ -197,7 +220,7 @@ def _measure(args) -> int:
     from engine.latency.dispatches import adapter_slug
 
     ctx = shared_context(args.adapter)
-    protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts)
+    protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts, args.block)
     if args.models:
         jobs = [measure.model_job(p) for p in args.models]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-models")
@@ -265,34 +288,71 @@ def _measure_ops(args) -> int:
     return 0
 
 
+def _measure_fixed(args) -> int:
+    from engine.gpu.device import shared_context
+    from engine.latency import fixed, measure
+
+    protocol = measure.Protocol(args.warmup, args.runs, block=args.block)
+    path = fixed.write(shared_context(args.adapter), args.out, protocol)
+    params = json.loads(path.read_text())["params"]
+    print(f"{path}: {json.dumps(params)}")
+    return 0
+
+
 def _fit(args) -> int:
     from engine.latency.predictors import fit_all
+    from engine.latency.repeat import LABEL
 
     paths = fit_all(args.dataset, args.out, args.train, args.seed, install=args.install,
-                    target=args.target, kernels=args.kernels)  # fmt: skip
+                    target=args.target or LABEL, kernels=args.kernels)  # fmt: skip
     for p in paths:
         print(p)
     return 0
 
 
 def _report(args) -> int:
+    from engine.latency.repeat import LABEL
     from engine.latency.report import write_report
 
     paths = write_report(args.dataset, args.out, args.seed, args.models, args.repeat,
-                         args.target, args.kernels)  # fmt: skip
+                         args.target or LABEL, args.kernels)  # fmt: skip
     for p in paths:
         print(p)
+    return 0
+
+
+def _agree(args) -> int:
+    from engine.latency import repeat
+    from engine.latency.dataset import read_rows
+
+    agree = repeat.agreement(read_rows(args.first), read_rows(args.second))
+    if not agree:
+        raise ValueError(f"{args.second}: no cell of {args.first} measured again")
+    print(json.dumps(agree, indent=1) if args.json else repeat.markdown(agree))
+    print(f"repeats best within ±10%: {repeat.best(agree)}", file=sys.stderr)
     return 0
 
 
 def _predict(args) -> int:
     from engine.latency.predict import format_prediction, predict_file
 
-    pred = predict_file(args.model, args.adapter, args.precision, args.predictor)
+    pred = predict_file(args.model, args.adapter, args.precision, args.predictor, args.sync)
     if args.json:
         print(json.dumps(pred.to_dict(), indent=1))
     else:
         print(format_prediction(pred, args.top))
+    return 0
+
+
+def _memo(args) -> int:
+    from engine.latency import wgmemo
+    from engine.latency.dispatches import AdapterProfile
+    from engine.latency.predict import predictor_path
+    from engine.latency.predictors import load
+
+    profile = AdapterProfile.from_dict(load(predictor_path(args.adapter, "fp32")).meta["profile"])
+    out = wgmemo.write(args.models, profile, args.out and Path(args.out))
+    print(f"{out}: {len(json.loads(out.read_text())['choices'])} work-group choices")
     return 0
 
 

@@ -25,13 +25,14 @@ COLUMNS = (
     "engine_mean_ms", "engine_median_ms", "engine_std_ms", "engine_runs", "engine_restarts", "dispatch_ms",
     "litert_mean_ms", "litert_median_ms", "litert_std_ms", "litert_runs", "litert_restarts", "litert_threads",
     "adapter", "device", "driver", "precision", "storage", "engine_commit", "load_avg",
-    "measured_at",
+    "measured_at", "engine_min_ms", "engine_p10_ms",
 )  # fmt: skip
 JSON_COLUMNS = ("ops", "adjacency", "config", "dispatch_list", "dispatch_ms")
 INT_COLUMNS = ("vertices", "edges", "flops", "params", "peak_memory", "dispatches",
                "engine_runs", "engine_restarts", "litert_runs", "litert_restarts",
                "litert_threads")  # fmt: skip
-FLOAT_COLUMNS = ("engine_mean_ms", "engine_median_ms", "engine_std_ms", "litert_mean_ms",
+FLOAT_COLUMNS = ("engine_mean_ms", "engine_median_ms", "engine_std_ms", "engine_min_ms",
+                 "engine_p10_ms", "litert_mean_ms",
                  "litert_median_ms", "litert_std_ms",
                  "load_avg")  # fmt: skip
 
@@ -62,6 +63,11 @@ def append_rows(path: str | os.PathLike, rows: list[dict]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     new = not path.exists() or path.stat().st_size == 0
+    if not new:
+        with gzip.open(path, "rt", newline="") as f:
+            header = next(csv.reader(f), [])
+        if tuple(header) != COLUMNS:  # rows under another header would be misread
+            raise DatasetError(f"{path}: written with older columns; measure into a new file")
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="raise")
     if new:

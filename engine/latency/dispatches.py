@@ -129,6 +129,7 @@ class DispatchInfo:
 
 
 FIELDS = tuple(DispatchInfo.__dataclass_fields__)
+IO_UP, IO_DOWN = "hwc_to_phwc4", "phwc4_to_hwc"  # the io conversions' kernels (_io below)
 
 
 def transformed(graph: Graph) -> Graph:  # features.py: the graph whose memory is planned
@@ -177,7 +178,7 @@ def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32"
     g = program.graph
     ctx = BuildContext(precision=precision, textures=program.textures)  # storage kinds
     elem = 2 if precision == "fp16" else 4
-    out = [_io(g, t, "hwc_to_phwc4.wgsl", elem, precision) for t in g.inputs]
+    out = [_io(g, t, f"{IO_UP}.wgsl", elem, precision) for t in g.inputs]
     for step in program.steps:
         op = g.ops[step.op_index]
         total = sum(_volume(d.workgroups) for d in step.dispatches) or 1
@@ -185,7 +186,7 @@ def dispatch_list(graph: Graph, profile: AdapterProfile, precision: str = "fp32"
         for d in step.dispatches:
             share = flops * _volume(d.workgroups) // total
             out.append(_info(g, step.op_index, op.type, d, share, ctx, elem))
-    out += [_io(g, t, "phwc4_to_hwc.wgsl", elem, precision) for t in g.outputs]
+    out += [_io(g, t, f"{IO_DOWN}.wgsl", elem, precision) for t in g.outputs]
     return out
 
 

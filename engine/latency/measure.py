@@ -1,6 +1,18 @@
-"""Measure models on the engine and on LiteRT XNNPACK with LETI's protocol; write dataset rows.
+"""Measure models on the engine and on LiteRT XNNPACK; write dataset rows.
 
-Protocol (LETI: warm-up, >= 300 runs, restart while std > 10% of mean):
+Engine protocol, round-robin (for labels that repeat: docs/latency.md "Repeatable labels"):
+- cells are measured in groups of `flush_every` (10): every engine of the group is built
+  and warmed up (`warmup` runs), then visited in rounds, A, B, C, A, B, C ..., each
+  visit one untimed run (the cell's data back in cache) and `block` timed runs, until
+  each cell has `runs`; a slow drift of the machine (load, clock) hits every cell of
+  the group alike, where one cell after another gave each its own moment;
+- per cell: min, p10, median, mean and std of its timed runs (engine_*_ms); the label
+  the predictors fit is repeat.LABEL, the statistic that repeated best (measured);
+- no restart rule: a preempted visit is `block` of `runs` samples, which min, p10 and
+  median shrug off.
+LiteRT and the single-op layers (lut.py) keep LETI's protocol (below, `timed`).
+
+LETI's protocol (warm-up, >= 300 runs, restart while std > 10% of mean):
 - `warmup` untimed runs, then `runs` timed runs (wall clock around one call);
 - when std > `max_std` x mean, start again (warm-up included), at most `restarts`
   times; the last attempt is kept and its restart count recorded.
@@ -48,6 +60,36 @@ class Protocol:
     runs: int = 50
     max_std: float = 0.5
     restarts: int = 1
+    block: int = 5  # timed runs per visit of a cell (round-robin)
+
+
+def round_robin(cells: int, rounds: int) -> list[int]:
+    """The order of visits: every cell once per round, A, B, C, A, B, C ..."""
+    return [i for _ in range(rounds) for i in range(cells)]
+
+
+def summary(times_ms: list[float]) -> dict:
+    """engine_{min,p10,median,mean,std}_ms of one cell's timed runs (p10: linear)."""
+    a = np.asarray(times_ms, np.float64)
+    return {"engine_min_ms": float(a.min()), "engine_p10_ms": float(np.percentile(a, 10)),
+            "engine_median_ms": float(np.median(a)), "engine_mean_ms": float(a.mean()),
+            "engine_std_ms": float(a.std())}  # fmt: skip
+
+
+def timed_round_robin(fns: list[Callable[[], object]], protocol: Protocol) -> list[list[float]]:
+    """Per function, its `protocol.runs` timed runs (ms), visited in rounds (module doc)."""
+    for fn in fns:
+        for _ in range(protocol.warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
+    rounds = -(-protocol.runs // protocol.block)
+    for i in round_robin(len(fns), rounds):
+        fns[i]()  # untimed: the other cells ran since
+        for _ in range(min(protocol.block, protocol.runs - len(times[i]))):
+            t0 = time.perf_counter()
+            fns[i]()
+            times[i].append(1e3 * (time.perf_counter() - t0))
+    return times
 
 
 @dataclass(frozen=True)
@@ -98,28 +140,29 @@ def random_feeds(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-def measure_engine(graph: Graph, ctx, precision: str, protocol: Protocol, profile_runs: int,
-                   dispatches: list[DispatchInfo]) -> tuple[Timing, list, str]:  # fmt: skip
-    """(timing, per-dispatch GPU ms aligned with `dispatches`, storage kind)."""
+def engine_of(graph: Graph, ctx, precision: str):
+    """The engine a row measures: Engine(graph, context, precision), every default."""
     from engine.gpu.engine import Engine
 
-    engine = Engine(graph, context=ctx, precision=precision)
+    return Engine(graph, context=ctx, precision=precision)
+
+
+def profiled(engine, graph: Graph, ctx, profile_runs: int,
+             dispatches: list[DispatchInfo]) -> list:  # fmt: skip
+    """Per-dispatch GPU ms (median of `profile_runs` Engine.profile()) aligned with
+    `dispatches` (io: None); [] without timestamp queries (lavapipe has none)."""
+    if not (profile_runs and ctx.has_timestamps):
+        return []
     feeds = random_feeds(graph)
-    timing = timed(lambda: engine.run(feeds), protocol)
-    per_dispatch: list = []
-    if profile_runs and ctx.has_timestamps:
-        runs = [engine.profile(feeds) for _ in range(profile_runs)]
-        ops = [d for d in dispatches if d.op_type != "io"]
-        got = [(p.op_index, p.kernel) for p in runs[0]]
-        want = [(d.op_index, d.kernel) for d in ops]
-        if got != want:
-            raise EngineError(
-                f"{graph.name}: dispatch list differs from the engine's: {want} != {got}"
-            )
-        ms = np.median([[p.gpu_ms for p in r] for r in runs], axis=0)
-        it = iter(ms.tolist())
-        per_dispatch = [None if d.op_type == "io" else round(next(it), 5) for d in dispatches]
-    return timing, per_dispatch, engine.storage
+    runs = [engine.profile(feeds) for _ in range(profile_runs)]
+    ops = [d for d in dispatches if d.op_type != "io"]
+    got = [(p.op_index, p.kernel) for p in runs[0]]
+    want = [(d.op_index, d.kernel) for d in ops]
+    if got != want:
+        raise EngineError(f"{graph.name}: dispatch list differs from the engine's: {want} != {got}")
+    ms = np.median([[p.gpu_ms for p in r] for r in runs], axis=0)
+    it = iter(ms.tolist())
+    return [None if d.op_type == "io" else round(next(it), 5) for d in dispatches]
 
 
 def measure_litert(data: bytes, graph: Graph, protocol: Protocol, threads: int) -> Timing:
@@ -161,32 +204,47 @@ def model_job(path: str | os.PathLike) -> Job:
                model=Path(path).name, sample="model")  # fmt: skip
 
 
-def measure_job(job: Job, ctx, profile: AdapterProfile, precision: str, protocol: Protocol,
-                litert_threads: int | None, profile_runs: int, commit: str) -> dict:  # fmt: skip
-    """One dataset row for `job`."""
+@dataclass
+class Prepared:
+    """A job with its static features, its dispatch list and its engine, ready to time."""
+
+    job: Job
+    feats: dict
+    rows: list[DispatchInfo]
+    engine: object
+    feeds: dict
+
+
+def prepare(job: Job, ctx, profile: AdapterProfile, precision: str) -> Prepared:
     feats = static_features(job.graph, profile, precision)
     rows = feats.pop("dispatch_list")
-    timing, per_dispatch, storage = measure_engine(
-        job.graph, ctx, precision, protocol, profile_runs, rows
-    )
+    engine = engine_of(job.graph, ctx, precision)
+    return Prepared(job, feats, rows, engine, random_feeds(job.graph))
+
+
+def finish(p: Prepared, times_ms: list[float], ctx, profile: AdapterProfile, precision: str,
+           protocol: Protocol, litert_threads: int | None, profile_runs: int,
+           commit: str) -> dict:  # fmt: skip
+    """One dataset row for a prepared job and its timed runs."""
+    job = p.job
+    per_dispatch = profiled(p.engine, job.graph, ctx, profile_runs, p.rows)
+    stats = {k: round(v, 5) for k, v in summary(times_ms).items()}
     row = {
         "hash": job.key_hash,
         "sample": job.sample,
         "model": job.model,
         "config": job.config.to_dict() if job.config else {},
-        **feats,
-        "dispatch_list": [d.to_list() for d in rows],
-        "engine_mean_ms": round(timing.mean_ms, 5),
-        "engine_median_ms": round(timing.median_ms, 5),
-        "engine_std_ms": round(timing.std_ms, 5),
-        "engine_runs": timing.runs,
-        "engine_restarts": timing.restarts,
+        **p.feats,
+        "dispatch_list": [d.to_list() for d in p.rows],
+        **stats,
+        "engine_runs": len(times_ms),
+        "engine_restarts": 0,
         "dispatch_ms": per_dispatch,
         "adapter": profile.name,
         "device": profile.device,
         "driver": profile.driver,
         "precision": precision,
-        "storage": storage,
+        "storage": p.engine.storage,
         "engine_commit": commit,
         "load_avg": round(os.getloadavg()[0], 2),
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -206,8 +264,9 @@ def measure_job(job: Job, ctx, profile: AdapterProfile, precision: str, protocol
 def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision: str = "fp32",
         protocol: Protocol = Protocol(), litert_threads: int | None = 1, profile_runs: int = 3,
         progress: bool = True, flush_every: int = 10, skip: set | None = None) -> int:  # fmt: skip
-    """Measure every job whose (hash, config, precision) is not in `out` yet; append rows.
-    Returns the number of rows written. One tqdm bar over `total` jobs."""
+    """Measure every job whose (hash, config, precision) is not in `out` yet, `flush_every`
+    at a time in rounds (module docstring); append their rows after each group. Returns
+    the number of rows written. One tqdm bar over `total` jobs."""
     import json
 
     from tqdm import tqdm
@@ -218,37 +277,68 @@ def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision:
     sidecar.write_text(json.dumps(profile.to_dict(), indent=1) + "\n")
     done = skip if skip is not None else existing_keys(out)
     commit = engine_commit()
-    pending: list[dict] = []
     written = 0
     bar = tqdm(total=total, unit="model", disable=not progress)
+    group: list[Prepared] = []
+
+    def measure_group() -> None:
+        nonlocal written
+        fns = [lambda p=p: p.engine.run(p.feeds) for p in group]
+        try:
+            timings = timed_round_robin(fns, protocol)
+        except Exception:  # a run that fails: each cell alone, so only that one fails
+            timings = [_alone(fn, protocol) for fn in fns]
+        rows = []
+        for p, times in zip(group, timings, strict=True):
+            if times is None:
+                _failed(bar, p.job, RuntimeError("run() failed"))
+                continue
+            try:
+                rows.append(finish(p, times, ctx, profile, precision, protocol, litert_threads,
+                                   profile_runs, commit))  # fmt: skip
+            except Exception as exc:  # a device error on one model (e.g. a validation error)
+                _failed(bar, p.job, exc)
+        dataset.append_rows(out, rows)
+        written += len(rows)
+        bar.update(len(group))
+        if rows:
+            bar.set_postfix(ms=f"{rows[-1]['engine_median_ms']:.2f}", load=rows[-1]["load_avg"])
+        group.clear()
+
     for job in jobs:
         config = job.config.key() if job.config else "{}"
         if (job.key_hash, config, precision) in done:
             bar.update(1)
             continue
+        done.add((job.key_hash, config, precision))
         try:
-            row = measure_job(job, ctx, profile, precision, protocol, litert_threads,
-                              profile_runs, commit)  # fmt: skip
+            group.append(prepare(job, ctx, profile, precision))
         except ModelError as exc:  # e.g. an op without GPU kernel: no dispatch list
             bar.write(f"skipped {job.model or job.key_hash}: {exc}")
             bar.update(1)
             continue
-        except Exception as exc:  # a device error on one model (e.g. a validation error)
-            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
-            bar.write(f"failed {job.model or job.key_hash}: {type(exc).__name__}: {first}")
+        except Exception as exc:
+            _failed(bar, job, exc)
             bar.update(1)
             continue
-        pending.append(row)
-        done.add((job.key_hash, config, precision))
-        bar.update(1)
-        bar.set_postfix(ms=f"{row['engine_mean_ms']:.2f}", load=row["load_avg"])
-        if len(pending) >= flush_every:
-            dataset.append_rows(out, pending)
-            written += len(pending)
-            pending.clear()
-    dataset.append_rows(out, pending)
+        if len(group) >= flush_every:
+            measure_group()
+    if group:
+        measure_group()
     bar.close()
-    return written + len(pending)
+    return written
+
+
+def _alone(fn, protocol: Protocol) -> list[float] | None:
+    try:
+        return timed_round_robin([fn], protocol)[0]
+    except Exception:
+        return None
+
+
+def _failed(bar, job: Job, exc: Exception) -> None:
+    first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+    bar.write(f"failed {job.model or job.key_hash}: {type(exc).__name__}: {first}")
 
 
 def existing_keys(path: str | os.PathLike) -> set:

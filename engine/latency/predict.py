@@ -2,7 +2,14 @@
 
     pred = predict_file("models/face_landmark.tflite")        # the installed predictor
     pred.total_ms, pred.rows   # per dispatch: (DispatchInfo, ms); pred.warnings
+    pred.gpu_ms, pred.fixed_ms # GPU time of the dispatch list, the host's fixed cost
     print(format_prediction(pred))
+
+Two quantities, predicted apart: the GPU time of the dispatch list (the predictor's
+per-kernel models, fitted on per-dispatch timestamps) and the host's fixed cost of run()
+for the sync mode (engine/latency/fixed.py, its own microbenchmark); total_ms is their
+sum where the adapter's fixed cost is fitted, else the dispatch predictor's own total
+(one_fit_ms: its model-level terms fitted on measured totals).
 
 The dispatch-level predictor file carries the AdapterProfile it was fitted for, so the
 dispatch list is computed for that adapter (engine.latency.dispatches) and summed by
@@ -23,17 +30,22 @@ from engine.errors import EngineError, ModelError
 @dataclass
 class Prediction:
     model: str
-    total_ms: float
+    total_ms: float  # gpu_ms + fixed_ms where the adapter's fixed cost is fitted, else one_fit_ms
     adapter: str
     precision: str
     rows: list = field(default_factory=list)  # (DispatchInfo, ms)
     warnings: list[str] = field(default_factory=list)
     per_run_ms: float = 0.0
+    gpu_ms: float = 0.0  # the per-kernel models summed over the dispatches (io excluded)
+    fixed_ms: float | None = None  # the host's, engine/latency/fixed.py; None: not fitted
+    sync: str = "sleep"
+    one_fit_ms: float = 0.0  # the dispatch predictor's own total (model-level terms on totals)
 
     def to_dict(self) -> dict:
         return {
-            "model": self.model, "total_ms": self.total_ms, "adapter": self.adapter,
-            "precision": self.precision, "per_run_ms": self.per_run_ms,
+            "model": self.model, "total_ms": self.total_ms, "gpu_ms": self.gpu_ms,
+            "fixed_ms": self.fixed_ms, "sync": self.sync, "one_fit_ms": self.one_fit_ms,
+            "adapter": self.adapter, "precision": self.precision, "per_run_ms": self.per_run_ms,
             "warnings": self.warnings,
             "dispatches": [{"kernel": d.kernel, "op": d.op_type, "op_index": d.op_index,
                             "output": list(d.output), "workgroup": list(d.workgroup),
@@ -63,14 +75,14 @@ def predictor_path(adapter: str | None, precision: str) -> Path:
 
 
 def predict_graph(
-    graph, predictor, adapter: str | None = None, precision: str = "fp32"
+    graph, predictor, adapter: str | None = None, precision: str = "fp32", sync: str = "sleep"
 ) -> Prediction:
     """The dispatch-level prediction for a graph with a loaded predictor."""
     from engine.latency.dispatches import AdapterProfile, dispatch_list
 
     profile = AdapterProfile.from_dict(_dispatch_predictor(predictor).meta["profile"])
     rows = dispatch_list(graph, profile, precision)
-    return _predict_rows(graph.name, rows, predictor, adapter, precision)
+    return _predict_rows(graph.name, rows, predictor, adapter, precision, sync)
 
 
 def _dispatch_predictor(predictor):
@@ -79,20 +91,29 @@ def _dispatch_predictor(predictor):
     return predictor
 
 
-def _predict_rows(name: str, rows: list, predictor, adapter, precision) -> Prediction:
+def _predict_rows(name: str, rows: list, predictor, adapter, precision,
+                  sync: str = "sleep") -> Prediction:  # fmt: skip
+    """Both predictions of a dispatch list: the predictor's own total, and GPU time (its
+    per-kernel models) + the host's fixed cost (fixed.py), the total where fitted."""
+    from engine.latency.fixed import fixed_ms, load_fixed
     from engine.latency.predictors.base import Sample
+    from engine.latency.predictors.dispatch import IO
 
     sample = Sample(hash="", flops=0, peak_memory=0, dispatches=rows)
     parts = predictor.breakdown(sample)
     per_run = predictor.params["per_run"]
     profile = predictor.meta["profile"]
-    return Prediction(name, per_run + sum(parts), profile["name"], precision,
+    one_fit = per_run + sum(parts)
+    gpu = sum(predictor.kernel_ms(d) for d in rows if d.op_type != IO)
+    params = load_fixed(profile["name"])
+    fixed = fixed_ms(params, rows, sync) if params else None
+    return Prediction(name, gpu + fixed if params else one_fit, profile["name"], precision,
                       list(zip(rows, parts, strict=True)), predictor.warnings(adapter, precision),
-                      per_run)  # fmt: skip
+                      per_run, gpu, fixed, sync, one_fit)  # fmt: skip
 
 
 def predict_file(model: str | os.PathLike, adapter: str | None = None, precision: str = "fp32",
-                 predictor: str | os.PathLike | None = None) -> Prediction:  # fmt: skip
+                 predictor: str | os.PathLike | None = None, sync: str = "sleep") -> Prediction:  # fmt: skip
     """Predict a .tflite file's latency (see the module docstring)."""
     from engine.latency.dispatches import AdapterProfile, DispatchInfo, dispatch_list
     from engine.latency.predictors import load
@@ -105,14 +126,16 @@ def predict_file(model: str | os.PathLike, adapter: str | None = None, precision
     if cache is not None and cache.exists():
         rows = [DispatchInfo.from_list(d) for d in json.loads(cache.read_text())]
     else:
+        from engine.latency import wgmemo
         from engine.model.importer import load_tflite
 
-        graph = load_tflite(path)
-        rows = dispatch_list(graph, AdapterProfile.from_dict(p.meta["profile"]), precision)
+        profile = AdapterProfile.from_dict(p.meta["profile"])
+        wgmemo.preload(profile)  # the app's layer shapes: no work-group ranking
+        rows = dispatch_list(load_tflite(path), profile, precision)
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_text(json.dumps([d.to_list() for d in rows]))
-    return _predict_rows(str(path), rows, p, adapter, precision)
+    return _predict_rows(str(path), rows, p, adapter, precision, sync)
 
 
 def _cache_file(path: Path, predictor, precision: str) -> Path | None:
@@ -136,7 +159,14 @@ def _cache_file(path: Path, predictor, precision: str) -> Path | None:
 def format_prediction(pred: Prediction, top: int = 0) -> str:
     """`12.3 ms` then the per-dispatch table (slowest `top` only when > 0) and warnings."""
     lines = [f"{pred.total_ms:.1f} ms", f"{pred.model} on {pred.adapter} ({pred.precision}): "
-             f"{len(pred.rows)} dispatches + {pred.per_run_ms:.3f} ms per run"]  # fmt: skip
+             f"{len(pred.rows)} dispatches"]  # fmt: skip
+    if pred.fixed_ms is None:
+        lines.append(f"GPU time {pred.gpu_ms:.2f} ms; no fixed cost fitted for {pred.adapter} "
+                     f"(engine-latency measure-fixed): the dispatch predictor's total")  # fmt: skip
+    else:
+        lines.append(f"GPU time {pred.gpu_ms:.2f} ms + fixed cost {pred.fixed_ms:.2f} ms "
+                     f"({pred.sync}) = {pred.total_ms:.2f} ms; the dispatch predictor's own "
+                     f"total: {pred.one_fit_ms:.2f} ms")  # fmt: skip
     rows = list(enumerate(pred.rows))
     if top:
         rows = sorted(rows, key=lambda r: -r[1][1])[:top]

@@ -6,7 +6,8 @@ lines; needs matplotlib). Sections:
 - splits: 5% and 50% of the uniform cells to fit, the rest to test (one seed);
 - held-out architectures: fit on cells of <= 5 vertices, test on 6-7;
 - noise floor: a second measurement of some cells (`--repeat`) against the first,
-  Acc@ within the same tolerances: no predictor can beat it;
+  Acc@ within the same tolerances: no predictor can beat it; and per statistic of the
+  runs (min, p10, median, mean), the share of cells that agree (repeat.py);
 - beyond the space: the dispatch-level predictor fitted on all uniform cells predicts
   every model of a measured models/ dataset (`--models`).
 """
@@ -28,6 +29,8 @@ from engine.latency.predictors import (
     split,
 )
 from engine.latency.predictors.base import within
+from engine.latency.repeat import agreement
+from engine.latency.repeat import markdown as repeat_markdown
 
 TABLE_KINDS = ("lut", "flops", "better_flops", "xgboost", "dispatch", "dispatch+kernels")
 NAMES = {"lut": "(a) look-up table", "flops": "(b) FLOPs", "better_flops": "(c) Better FLOPs",
@@ -141,7 +144,9 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
     doc["run_std_over_mean"] = _median([r["engine_std_ms"] / r["engine_mean_ms"] for r in rows
                                         if r["engine_mean_ms"]])  # fmt: skip
     if repeat:
-        doc["noise_floor"] = noise_floor(rows, read_rows(repeat), target)
+        again = read_rows(repeat)
+        doc["noise_floor"] = noise_floor(rows, again, target)
+        doc["repeat_agreement"] = agreement(rows, again)
     if models:
         doc["beyond_space"] = beyond_space(items, read_rows(models), profile, target, extra)
         doc["beyond_space_kernels"] = len(extra)
@@ -200,6 +205,9 @@ def markdown(doc: dict) -> str:
         lines += ["### Noise floor (a second measurement against the first)", "",
                   f"{m['n']} cells: Acc@±1% {100 * m['acc1']:.1f}%, Acc@±5% {100 * m['acc5']:.1f}%, "
                   f"Acc@±10% {100 * m['acc10']:.1f}%, RMSE {m['rmse_ms']:.3f} ms", ""]  # fmt: skip
+    if doc.get("repeat_agreement"):
+        lines += ["### Which statistic repeats (cells whose second measurement agrees)", "",
+                  repeat_markdown(doc["repeat_agreement"]), ""]  # fmt: skip
     if doc.get("beyond_space"):
         lines += ["### Beyond the training space (dispatch-level, fitted on generated cells "
                   f"and {doc.get('beyond_space_kernels', 0)} generated single-layer models only)",

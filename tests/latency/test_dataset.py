@@ -51,3 +51,11 @@ def test_protocol_restarts_while_noisy(monkeypatch):
 
     t = timed(fn2, Protocol(warmup=0, runs=4, max_std=0.10, restarts=2))
     assert t.restarts == 2  # gave up after the allowed restarts, last attempt kept
+
+
+def test_rows_are_not_appended_under_another_header(tmp_path):
+    path = tmp_path / "old.csv.gz"
+    with gzip.open(path, "wt") as f:
+        f.write("hash,engine_mean_ms\nab,1.0\n")  # a dataset of older columns
+    with pytest.raises(DatasetError, match="older columns"):
+        append_rows(path, [{"hash": "cd"}])

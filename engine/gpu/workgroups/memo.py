@@ -6,7 +6,9 @@ answer can be remembered without changing any choice:
   source of every module the choice depends on (rules, candidates, heuristic, spec): an
   edited rule gives a new file, never a stale answer;
 - read once per process and limits; new choices are written at exit (and by `flush()`),
-  merged with what other processes wrote meanwhile; an unreadable file is ignored.
+  merged with what other processes wrote meanwhile; an unreadable file is ignored;
+- `preload()` adds choices shipped with a package (engine-latency's memo of the app's
+  layer shapes, keyed by `code_hash()`), `entries()` lists what a process knows.
 Saves the ranking (~100 ms of a face detection engine's cold init on lavapipe; the
 measured split is in docs/benchmarks.md).
 """
@@ -31,7 +33,8 @@ _tables: dict[DeviceLimits, dict[str, list]] = {}
 _pending: set[DeviceLimits] = set()
 
 
-def _code_hash() -> str:
+def code_hash() -> str:
+    """Hash of the code the heuristic's choices depend on (a shipped memo's key)."""
     here = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for name in _CODE:
@@ -42,7 +45,7 @@ def _code_hash() -> str:
 def path_for(limits: DeviceLimits) -> Path:
     from engine.gpu.adapter_cache import cache_root
 
-    key = json.dumps(asdict(limits), sort_keys=True) + _code_hash()
+    key = json.dumps(asdict(limits), sort_keys=True) + code_hash()
     return cache_root() / "heuristic" / (hashlib.sha256(key.encode()).hexdigest()[:20] + ".json")
 
 
@@ -71,6 +74,21 @@ def remember(sig: KernelSignature, limits: DeviceLimits, choice: Choice) -> None
     with _lock:
         _table(limits)[sig.key()] = [list(choice.workgroup), list(choice.work.as_tuple())]
         _pending.add(limits)
+
+
+def preload(limits: DeviceLimits, choices: dict[str, list]) -> None:
+    """Add known choices ({signature key: [workgroup, work]}) under those already known,
+    in memory only: made by the same `code_hash()`, they are the choices ranking gives."""
+    with _lock:
+        table = _table(limits)
+        for key, value in choices.items():
+            table.setdefault(key, value)
+
+
+def entries(limits: DeviceLimits) -> dict[str, list]:
+    """Every choice this process knows for `limits` (read from disk, ranked, preloaded)."""
+    with _lock:
+        return dict(_table(limits))
 
 
 def flush() -> None:

@@ -20,6 +20,7 @@ from engine.latency.predictors.base import Predictor, Sample, engine_fingerprint
 from engine.latency.predictors.dispatch import DispatchLevel
 from engine.latency.predictors.flops import BetterFlops, FlopsLinear
 from engine.latency.predictors.lut import LookupTable
+from engine.latency.repeat import STATS
 
 KINDS = ("lut", "flops", "better_flops", "xgboost", "dispatch")
 FITTED_DIR = Path(__file__).resolve().parent.parent / "fitted"  # installed defaults
@@ -60,13 +61,16 @@ def load(path: str | os.PathLike) -> Predictor:
     return p
 
 
-TARGETS = ("mean", "median")
+TARGETS = STATS  # engine_<target>_ms: min, p10, median, mean (LETI's)
 
 
 def samples(rows: list[dict], target: str = "mean") -> list[Sample]:
-    """Measured rows as samples; y is the engine's mean (LETI) or median run time."""
+    """Measured rows as samples; y is the engine's `target` statistic of its run times."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    if rows and all(r.get(f"engine_{target}_ms") is None for r in rows):
+        raise ValueError(f"the dataset has no engine_{target}_ms (measured before the "
+                         "round-robin protocol): --target mean or median")  # fmt: skip
     return [Sample.from_row(r, target) for r in rows if r.get(f"engine_{target}_ms")]
 
 

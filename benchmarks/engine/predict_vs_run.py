@@ -1,0 +1,81 @@
+"""`engine-latency predict` against the engine's measured run(), in the same minute.
+
+    python -m benchmarks.engine.predict_vs_run models/face_detection_short_range.tflite \
+        models/face_landmark.tflite models/selfie_segmentation.tflite \
+        [--runs 60] [--sync sleep] [--json vs.json]
+
+Per model: the installed prediction (predict_file: GPU time + the host's fixed cost, and
+the dispatch predictor's own total), then every model's Engine (every default) timed in
+rounds as `engine-latency measure` does (engine.latency.measure: warm-up, visits of 1
+untimed + 5 timed runs, A, B, C, A, B, C ...), --runs per model. Error = predicted /
+measured - 1 against the measured median and the statistic `fit` labels with
+(engine.latency.repeat.LABEL). Prints a markdown table under the stamp line (load before
+and after); asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmarks.common import Bench, table
+
+
+def measure(models: list[str], runs: int, sync: str) -> tuple[list[dict], object]:
+    """One row per model (predictions, measured statistics, ms) and the GpuContext."""
+    from engine.gpu.device import shared_context
+    from engine.gpu.engine import Engine
+    from engine.latency import measure as m
+    from engine.latency.predict import predict_file
+    from engine.model.importer import load_tflite
+
+    ctx = shared_context()
+    preds = [predict_file(p, sync=sync) for p in models]
+    graphs = [load_tflite(Path(p)) for p in models]
+    engines = [Engine(g, context=ctx, sync=sync) for g in graphs]
+    feeds = [m.random_feeds(g) for g in graphs]
+    fns = [lambda e=e, f=f: e.run(f) for e, f in zip(engines, feeds, strict=True)]
+    times = m.timed_round_robin(fns, m.Protocol(runs=runs))
+    rows = []
+    for path, pred, t in zip(models, preds, times, strict=True):
+        s = m.summary(t)
+        rows.append({"model": Path(path).stem, "predicted_ms": pred.total_ms,
+                     "gpu_ms": pred.gpu_ms, "fixed_ms": pred.fixed_ms,
+                     "one_fit_ms": pred.one_fit_ms, "runs": len(t),
+                     **{k.removeprefix("engine_"): v for k, v in s.items()}})  # fmt: skip
+    return rows, ctx
+
+
+def markdown(rows: list[dict], label: str) -> str:
+    def err(a: float, b: float) -> str:
+        return f"{100 * (a / b - 1):+.1f}%"
+
+    body = [[r["model"], f"{r['gpu_ms']:.2f}", "-" if r["fixed_ms"] is None else f"{r['fixed_ms']:.2f}",
+             f"{r['predicted_ms']:.2f}", f"{r['median_ms']:.2f}", f"{r[f'{label}_ms']:.2f}",
+             err(r["predicted_ms"], r["median_ms"]), err(r["predicted_ms"], r[f"{label}_ms"]),
+             f"{r['one_fit_ms']:.2f}", err(r["one_fit_ms"], r["median_ms"])] for r in rows]  # fmt: skip
+    head = ["model", "GPU ms", "fixed ms", "predicted ms", "measured median", f"measured {label}",
+            "error (median)", f"error ({label})", "one-fit ms", "one-fit error (median)"]  # fmt: skip
+    return "\n".join(table(head, body, "l" + "r" * 9))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from engine.latency.repeat import LABEL
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("models", nargs="+")
+    p.add_argument("--runs", type=int, default=60, help="timed runs per model")
+    p.add_argument("--sync", default="sleep", choices=("sleep", "spin"))
+    p.add_argument("--json", type=Path, help="write the figures as JSON")
+    args = p.parse_args(argv)
+    bench = Bench(__spec__.name, argv)
+    rows, ctx = measure(args.models, args.runs, args.sync)
+    bench.use(ctx)
+    bench.report(markdown(rows, LABEL), {"rows": rows, "label": LABEL, "sync": args.sync},
+                 args.json)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""predict_cold: fresh processes per model and the floor, the table and the JSON."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.engine import predict_cold
+from engine.latency.builder import NetConfig, build_tflite
+from engine.latency.cell import INPUT, OUTPUT, Cell
+
+
+def _model(tmp_path):
+    path = tmp_path / "cell.tflite"
+    path.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
+    return str(path)
+
+
+def test_predict_cold_times_each_model_and_the_floor(tmp_path, capsys):
+    out = tmp_path / "cold.json"
+    assert predict_cold.main([_model(tmp_path), "--runs", "1", "--json", str(out)]) == 0
+    assert "| this | cell | 1 |" in capsys.readouterr().out
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["model"] for r in rows] == ["cell", *predict_cold.FLOORS]
+    assert all(r["min_ms"] > 0 and len(r["samples_ms"]) == 1 for r in rows)
