@@ -281,6 +281,11 @@ class FramePipeline:
         return self.finish(self.submit(frame, target_view, hud=hud,
                                        readback_texture=readback_texture))  # fmt: skip
 
+    @property
+    def fences(self) -> list:
+        """The Fence of each in-flight slot (a frame's wait maps its slot's 16 bytes)."""
+        return [slot.fence for slot in self._slots]
+
     def switch_ready(self) -> bool:
         """A background switch is built: finish the frames in flight, and the next submit()
         swaps it in (set_effect needs nothing in flight)."""
