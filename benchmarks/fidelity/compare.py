@@ -30,6 +30,9 @@ REFERENCE = DATA / "sample_clip.npz"
 PEOPLE_REFERENCE = DATA / "people_clip.npz"
 # Holistic(refine_face_landmarks=True)'s face on the same clip: the hor_* arrays
 HOLISTIC_REFINED_REFERENCE = DATA / "people_holistic_refined.npz"
+# MediaPipe's Pose and Holistic there restarted at each cut (resync_*) and with frames 1 us
+# further apart (jitter_*): make_reference.py's VARIANTS
+POSE_VARIANTS_REFERENCE = DATA / "people_pose_variants.npz"
 
 # the issue's targets: (metric, comparison, threshold)
 TARGETS = (

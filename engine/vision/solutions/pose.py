@@ -206,8 +206,11 @@ class Pose(Solution):
         )  # fmt: skip
 
     def _lost(self, empty: PoseResult) -> PoseResult:
-        """No pose this frame: the next detects; the landmark and aux filters restart (the
-        visibility and world filters keep their state: MediaPipe never tells them)."""
+        """No pose this frame: the next detects; the landmark and aux filters restart (their
+        calculators also take IMAGE_SIZE, so they run on the empty frame and reset); the
+        visibility and world filters keep their state (the landmarks are their only input:
+        the empty frame never reaches them), and so does the previous mask (its loopback
+        pairs the next mask with the last one). tests/vision/test_pose_loss.py."""
         self._tracked = None
         self.landmark_filter.reset()
         self.aux_filter.reset()

@@ -6,11 +6,11 @@
   image_to_tensor.npz: MediaPipe's ImageToTensorCalculator's own tensors for the cases
   in TENSOR_CASES (the clip's first frame), as 8-bit levels; people_clip.npz (about 5 MB)
   and, printed, how many results each solution had in each of its shots;
-  people_holistic_refined.npz
+  people_holistic_refined.npz; people_pose_variants.npz
 - runs: in a side venv with mediapipe==0.10.14 (made like benchmarks/app/mediapipe_compare.py
   makes its own, or given with --mp-python); MediaPipe is never a dependency of this project
-- usage: python -m tests.data.mediapipe.make_reference [--only sample|people|holistic_refined]
-  [--frames 300] [--mp-python PATH]
+- usage: python -m tests.data.mediapipe.make_reference [--only sample|people|holistic_refined|
+  pose_variants] [--frames 300] [--mp-python PATH]
 
 The solutions, as a MediaPipe user calls them, one frame at a time in clip order (RGB):
 - mp.solutions.face_detection.FaceDetection(model_selection=0): every detection;
@@ -41,6 +41,14 @@ The same clip through Holistic(refine_face_landmarks=True) (otherwise as ho), it
 only (its pose and hands are ho's: the face model changes nothing else) ->
 people_holistic_refined.npz: frame_crc32, size, mediapipe_version, hor_face_present [F]
 and hor_face_landmarks [P, 478, 3].
+Pose and Holistic (as pose and ho) run two other ways -> people_pose_variants.npz
+(`--only pose_variants`: frame_crc32, size, mediapipe_version and the pose* and ho_* arrays
+below, but for Holistic's mask and the masks' eighths, under a prefix):
+- resync_*: new instances at each cut (engine/catalog/people.py shot_starts), so every shot
+  starts from MediaPipe's fresh state, as a run of ours restarted there does;
+- jitter_*: one instance each, frames stamped 33334 us apart instead of 33333 (one
+  microsecond more per frame on SolutionBase's private clock, which only the filters read):
+  MediaPipe against itself, the spread of its own tracking on the clip.
 Other options at their defaults (confidences 0.5). Arrays, besides frame_crc32, size and
 mediapipe_version as above (`people_schema` has every name, dtype and shape):
 - several results a frame (K = hands1, hands0, fm, fmr, fd0, fd1): K_count [F] (MediaPipe
@@ -69,6 +77,10 @@ OUT = DATA / "sample_clip.npz"
 TENSORS_OUT = DATA / "image_to_tensor.npz"
 PEOPLE_OUT = DATA / "people_clip.npz"
 HOLISTIC_REFINED_OUT = DATA / "people_holistic_refined.npz"
+POSE_VARIANTS_OUT = DATA / "people_pose_variants.npz"
+# people_pose_variants.npz: MediaPipe's Pose and Holistic on the people clip run two other
+# ways (module docstring)
+VARIANTS = ("resync", "jitter")
 
 # ImageToTensorCalculator cases on the clip's first frame: name -> (tensor w, h, keep aspect,
 # range lo, hi, border, ROI (x centre, y centre, width, height, rotation) normalised or None)
@@ -389,9 +401,103 @@ def holistic_refined_worker(clip: str, out: str, frames: int) -> None:
     print(f"{len(crc)} frames, a face on {sum(present)} -> {out}")
 
 
+def variant_keys(w: int, h: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """people_pose_variants.npz's arrays, each under both prefixes: people_schema's pose and
+    ho_* arrays but the masks' eighths (and Holistic's mask, which no comparison reads)."""
+    keep = {k: v for k, v in people_schema(w, h).items()
+            if (k.startswith("pose") or k.startswith("ho_")) and "mask_q" not in k}  # fmt: skip
+    return {f"{variant}_{k}": v for variant in VARIANTS for k, v in keep.items()}
+
+
+def pose_variants_worker(rgb_file: str, out: str, cuts: str) -> None:
+    """Runs inside the MediaPipe venv: Pose and Holistic as people_worker runs them, in the
+    VARIANTS (module docstring) on the clip's RGB frames (an .npz with `rgb` and
+    `frame_crc32` that the caller decoded and checked: this venv's OpenCV need not read
+    the clip); imports nothing of this project."""
+    import mediapipe as mp
+    import numpy as np
+
+    with np.load(rgb_file) as given:
+        frames, crc = given["rgb"], given["frame_crc32"]
+    starts = {int(c) for c in cuts.split(",")}
+    h, w = frames.shape[1:3]
+    rec: dict[str, list] = {}
+
+    def add(key, value):
+        rec.setdefault(key, []).append(value)
+
+    def one(key, lms, fields):
+        add(f"{key}_present", lms is not None)
+        if lms is not None:
+            add(f"{key}_landmarks", [fields(p) for p in lms.landmark])
+
+    def solutions():
+        return {
+            "pose": mp.solutions.pose.Pose(static_image_mode=False, model_complexity=1,
+                                           smooth_landmarks=True, enable_segmentation=True),
+            "ho": mp.solutions.holistic.Holistic(
+                static_image_mode=False, model_complexity=1, smooth_landmarks=True,
+                enable_segmentation=True, refine_face_landmarks=False),
+        }  # fmt: skip
+
+    for variant in VARIANTS:
+        live: dict = {}
+        for i, rgb in enumerate(frames):
+            if not live or (variant == "resync" and i in starts):
+                for s in live.values():
+                    s.close()
+                live = solutions()
+            pose, ho = (s.process(rgb) for s in live.values())
+            if variant == "jitter":  # SolutionBase adds 33333 us a process(): one more
+                for s in live.values():
+                    s._simulated_timestamp += 1
+            for key, r in (("pose", pose), ("ho_pose", ho)):
+                one(f"{variant}_{key}", r.pose_landmarks, lambda p: [p.x, p.y, p.z, p.visibility])
+                if r.pose_landmarks is not None:
+                    world = [[p.x, p.y, p.z] for p in r.pose_world_landmarks.landmark]
+                    add(f"{variant}_{key}_world", world)
+            add(f"{variant}_pose_mask_present", pose.segmentation_mask is not None)
+            if pose.segmentation_mask is not None:
+                bits = np.packbits((pose.segmentation_mask > 0.5).reshape(-1))
+                add(f"{variant}_pose_mask_bits", bits)
+            for part in ("face", "left", "right"):
+                attr = "face_landmarks" if part == "face" else f"{part}_hand_landmarks"
+                one(f"{variant}_ho_{part}", getattr(ho, attr), lambda p: [p.x, p.y, p.z])
+        for s in live.values():
+            s.close()
+    arrays = {"mediapipe_version": np.array(mp.__version__), "size": np.array((w, h), np.int32),
+              "frame_crc32": crc}  # fmt: skip
+    for name, (dtype, shape) in variant_keys(w, h).items():
+        arrays[name] = np.array(rec.get(name, []), dtype).reshape(-1, *shape)
+    np.savez_compressed(out, **arrays)
+    print(f"{len(frames)} frames, {' and '.join(VARIANTS)} -> {out}")
+
+
 # name -> (clip in the assets dir, reference file)
 REFERENCES = {"sample": ("sample.mp4", OUT), "people": ("people.mp4", PEOPLE_OUT),
-              "holistic_refined": ("people.mp4", HOLISTIC_REFINED_OUT)}  # fmt: skip
+              "holistic_refined": ("people.mp4", HOLISTIC_REFINED_OUT),
+              "pose_variants": ("people.mp4", POSE_VARIANTS_OUT)}  # fmt: skip
+
+
+def run_pose_variants(python: str, clip: str, out: str, frames: int) -> int:
+    """pose_variants_worker in the MediaPipe venv on the clip's frames, decoded here and
+    checked against people_clip.npz's CRCs; the worker's exit status."""
+    import tempfile
+
+    import numpy as np
+
+    from benchmarks.fidelity.compare import clip_frames, load_reference
+    from engine.catalog.people import shot_starts
+
+    crc = load_reference(PEOPLE_OUT)["frame_crc32"][:frames]
+    rgb = np.stack(clip_frames(clip, crc, len(crc)))
+    cuts = ",".join(str(s) for s in shot_starts()[:-1])
+    with tempfile.TemporaryDirectory() as tmp:
+        given = Path(tmp) / "frames.npz"
+        np.savez(given, rgb=rgb, frame_crc32=crc)
+        cmd = [python, __file__, "--worker", "pose_variants", "--clip", str(given), "--out",
+               out, "--cuts", cuts]  # fmt: skip
+        return subprocess.run(cmd).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -402,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="with --only: another file than the default")
     ap.add_argument("--mp-python", default=None, help="python of a venv with mediapipe==0.10.14")
     ap.add_argument("--worker", choices=sorted(REFERENCES), help=argparse.SUPPRESS)
+    ap.add_argument("--cuts", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker == "sample":
         worker(args.clip, args.out, args.frames)
@@ -412,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.worker == "holistic_refined":
         holistic_refined_worker(args.clip, args.out, args.frames)
+        return 0
+    if args.worker == "pose_variants":
+        pose_variants_worker(args.clip, args.out, args.cuts)
         return 0
     if (args.clip or args.out) and not args.only:
         ap.error("--clip and --out need --only")
@@ -426,6 +536,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{clip} missing: run `engine-fetch samples`", file=sys.stderr)
             return 2
         Path(out).parent.mkdir(parents=True, exist_ok=True)
+        if name == "pose_variants":
+            if run_pose_variants(python, clip, out, args.frames):
+                return 1
+            continue
         cmd = [python, __file__, "--worker", name, "--clip", clip, "--out", out,
                "--frames", str(args.frames)]  # fmt: skip
         if subprocess.run(cmd).returncode:
