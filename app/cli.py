@@ -103,13 +103,16 @@ def run(args, stop: StopSignals) -> int:
     args.kernels = args.kernels or default_kernels(args.headless)
     stop.stage = "reading the models"
     if args.solution:
-        args.model = solution_models(args.solution)
+        args.model = solution_models(args.solution, args.refine_landmarks)
         args.effect = SOLUTIONS[args.solution].name if args.effect == "auto" else args.effect
     specs = [load_model(m) for m in args.model]
     effect = choose_effect(specs, args.effect)
     styles = effect_info(effect).styles
     if args.style and args.style not in styles:
         raise AppError(f"--style {args.style}: {effect} has styles {', '.join(styles) or 'none'}")
+    if args.style == "irises" and not any(s.refined for s in specs):
+        raise AppError("--style irises draws the refined landmarks: add --refine-landmarks "
+                       "(face_landmark_with_attention)")  # fmt: skip
     stop.stage = "checking the display and the output"
     check_outputs(args, DEFAULT_OUTPUT)
     limit = args.frames

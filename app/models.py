@@ -49,6 +49,13 @@ class ModelSpec:
     def name(self) -> str:
         return self.path.stem
 
+    @property
+    def refined(self) -> bool:
+        """Is this face_landmark_with_attention (478 landmarks with irises)?"""
+        from engine.vision.face_refinement import is_attention_model
+
+        return is_attention_model([math.prod(s) for s in self.outputs.values()])
+
 
 def model_role(outputs: dict[str, tuple[int, ...]]) -> str | None:
     """What a model's outputs say it is (see the module docstring)."""
@@ -127,12 +134,18 @@ def _manifest_entry(path: Path):
     return None
 
 
-def solution_models(solution: str) -> list[str]:
-    """The manifest's model files of a --solution, in the effect's role order."""
+def solution_models(solution: str, refine_landmarks: bool = False) -> list[str]:
+    """The manifest's model files of a --solution, in the effect's role order;
+    `refine_landmarks`: face mesh's landmark model with attention (engine.vision's own
+    choice, LANDMARK_MODELS)."""
     from app.effects import SOLUTIONS
     from engine.catalog.manifest import model_path
+    from engine.vision.solutions.face_mesh import LANDMARK_MODELS
 
-    return [str(model_path(name)) for name in SOLUTIONS[solution].models]
+    names = list(SOLUTIONS[solution].models)
+    if refine_landmarks:
+        names = [LANDMARK_MODELS[True] if n == LANDMARK_MODELS[False] else n for n in names]
+    return [str(model_path(name)) for name in names]
 
 
 def choose_effect(specs: list[ModelSpec], requested: str = "auto") -> str:

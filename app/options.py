@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a MediaPipe solution with the manifest's models ("
                         + ", ".join(f"{n}: {' + '.join(e.models)}" for n, e in SOLUTIONS.items())
                         + "); instead of --model")  # fmt: skip
+    p.add_argument("--refine-landmarks", action="store_true",
+                   help="face-mesh: face_landmark_with_attention instead of face_landmark "
+                        "(478 landmarks: lips, eyes and irises refined; the irises style; "
+                        "runs on webgpu: its custom ops have no XNNPACK kernel)")  # fmt: skip
     p.add_argument("--input", default="0", metavar="CAMERA_INDEX|VIDEO|IMAGE",
                    help="camera index, video file or still image (repeated); default: camera 0")  # fmt: skip
     p.add_argument(

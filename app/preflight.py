@@ -30,6 +30,9 @@ def check_options(args) -> None:
                        f"--solution or --model, not both")  # fmt: skip
     if not args.solution and not args.model:
         raise AppError("which models? give --solution NAME (e.g. --solution hands) or --model PATH")
+    if getattr(args, "refine_landmarks", False) and args.solution != "face-mesh":
+        raise AppError("--refine-landmarks goes with --solution face-mesh (or give "
+                       "face_landmark_with_attention.tflite as the second --model)")  # fmt: skip
     if args.model and len(args.model) > 2:
         raise AppError("at most two --model (face mesh: face detection + face_landmark)")
     if args.headless and args.frames is None and args.input.isdigit():

@@ -31,7 +31,7 @@ EFFECTS: dict[str, EffectInfo] = {
             "face_mesh",
             "FaceMeshEffect",
             ("detection", "landmarks"),
-            ("points+roi", "points", "tesselation", "contours"),
+            ("points+roi", "points", "tesselation", "contours", "irises"),
             "face-mesh",
             ("face_detection_short_range", "face_landmark"),
         ),

@@ -2,8 +2,10 @@
 
 - input: the frame texture; an SSD face detector and face_landmark (468 x 3 + face flag)
 - output: the camera frame with the mesh points (and the rotated crop outline)
-- options: style (`e`): points+roi, points, tesselation, contours (MediaPipe's connection
-  sets, engine/vision/connections.py, drawn from the same buffer; hidden by the face flag)
+- options: style (`e`): points+roi, points, tesselation, contours, irises (MediaPipe's
+  connection sets, engine/vision/connections.py, drawn from the same buffer; hidden by the
+  face flag); irises only with face_landmark_with_attention (478 landmarks: FaceMesh's
+  refine_landmarks, on the CPU-decided path, its points uploaded where the draws read them)
 - usage: `FaceMeshEffect(ctx, [detector_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
 Steps per frame, one encoder, nothing read back: the solution's (detector -> detection ROI;
@@ -19,10 +21,19 @@ from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
 from app.effects.face_detection import indirect_args
 from app.effects.skeleton import Skeletons
+from app.errors import AppError
 from engine.gpu import Binding
 from engine.vision import FaceMesh
-from engine.vision.connections import FACEMESH_CONTOURS, FACEMESH_TESSELATION
+from engine.vision.connections import FACEMESH_CONTOURS, FACEMESH_IRISES, FACEMESH_TESSELATION
 from engine.vision.gpu_stage import bind_group
+
+# style -> the connection sets it draws: (pairs, thickness, RGBA)
+CONTOURS = (FACEMESH_CONTOURS, 2.0, (0.35, 1.0, 0.9, 0.95))
+LINES = {
+    "tesselation": ((FACEMESH_TESSELATION, 1.0, (0.75, 0.75, 0.75, 0.7)),),
+    "contours": (CONTOURS,),
+    "irises": (CONTOURS, (FACEMESH_IRISES, 2.0, (1.0, 0.45, 0.2, 1.0))),
+}
 
 # The group 0 of each overlay shader, declared from these: app/mesh.wgsl reads the overlay
 # uniform (the points come as instance vertices); app/roi.wgsl the ROI record (roi_rect.wgsl's
@@ -41,8 +52,14 @@ class FaceMeshEffect(Effect):
     def build(self) -> None:
         import wgpu
 
+        refine = self.spec("landmarks").refined
+        if not refine:  # irises need the refined model's 478 points
+            self.styles = tuple(s for s in type(self).styles if s != "irises")
+            if self.style >= len(self.styles):
+                raise AppError("the irises style draws the refined landmarks: "
+                               "face_landmark_with_attention (--refine-landmarks)")  # fmt: skip
         self.solution = FaceMesh(self.spec("detection").graph, self.spec("landmarks").graph,
-                                 **self.solution_options())  # fmt: skip
+                                 refine_landmarks=refine, **self.solution_options())  # fmt: skip
         gpu = self.solution.gpu
         dev = self.device
         self.args = indirect_args(dev, 6)
@@ -59,12 +76,10 @@ class FaceMeshEffect(Effect):
         )
         gate = (gpu.status, 1)  # word 1: present (1.0 / 0.0)
         self.mesh_lines = {
-            style: Skeletons(dev, self.target_format, self.frame_size, pairs, gpu.num_points, 1,
-                             thickness=thickness, points=gpu.points, gate=gate, color=color)
-            for style, pairs, thickness, color in (
-                ("tesselation", FACEMESH_TESSELATION, 1.0, (0.75, 0.75, 0.75, 0.7)),
-                ("contours", FACEMESH_CONTOURS, 2.0, (0.35, 1.0, 0.9, 0.95)),
-            )
+            style: [Skeletons(dev, self.target_format, self.frame_size, pairs, gpu.num_points, 1,
+                              thickness=thickness, points=gpu.points, gate=gate, color=color)
+                    for pairs, thickness, color in sets]
+            for style, sets in LINES.items() if style in self.styles
         }  # fmt: skip
         self.roi_pipeline = render_pipeline(
             dev, "app/roi.wgsl", self.target_format, ROI_BINDINGS, blend=True
@@ -81,7 +96,7 @@ class FaceMeshEffect(Effect):
         return (self.solution.gpu.status, 4, "float32")  # present: 1.0 / 0.0
 
     def steps(self, frame_view):
-        def count(enc) -> None:  # instance count = 468 points, or 0 without a face
+        def count(enc) -> None:  # instance count = 468 (478) points, or 0 without a face
             enc.copy_buffer_to_buffer(self.solution.gpu.args, 4, self.args, 4, 4)
 
         return [*self.solution.steps(frame_view), ("postprocess", count)]
@@ -89,7 +104,8 @@ class FaceMeshEffect(Effect):
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
         if self.style_name in self.mesh_lines:
-            self.mesh_lines[self.style_name].draw(render_pass, dots=False)
+            for lines in self.mesh_lines[self.style_name]:
+                lines.draw(render_pass, dots=False)
             return
         if self.style_name == "points+roi":
             render_pass.set_pipeline(self.roi_pipeline)
@@ -103,5 +119,6 @@ class FaceMeshEffect(Effect):
 
     def close(self) -> None:
         super().close()
-        for lines in self.mesh_lines.values():
-            lines.destroy()
+        for sets in self.mesh_lines.values():
+            for lines in sets:
+                lines.destroy()

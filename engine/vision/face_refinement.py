@@ -87,10 +87,15 @@ REFINEMENTS = (
 OUTPUT_SIZES = tuple(len(r.mapping) * r.dims for r in REFINEMENTS) + (1,)  # + the face flag
 
 
+def is_attention_model(sizes) -> bool:
+    """Are `sizes` (values per model output, in order) face_landmark_with_attention's?"""
+    return tuple(int(s) for s in sizes) == OUTPUT_SIZES
+
+
 def check_outputs(sizes) -> None:
     """ValueError unless `sizes` (values per model output, in order) are the attention
     model's: 1404, 160, 142, 142, 10, 10 and the 1-value face flag."""
-    if tuple(int(s) for s in sizes) != OUTPUT_SIZES:
+    if not is_attention_model(sizes):
         raise ValueError(
             f"outputs of {list(sizes)} values: expected face_landmark_with_attention's "
             f"{list(OUTPUT_SIZES)} (mesh, lips, eyes, irises, face flag)"

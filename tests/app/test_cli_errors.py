@@ -154,3 +154,11 @@ def test_stats_path_checked_at_start(tmp_path):
     _fails_with(["--model", str(model_file("selfie_segmentation")), "--input", str(sample_clip()),
                  "--headless", "--output", str(tmp_path / "o.mp4"), "--stats",
                  str(tmp_path / "s.json")], "--stats", "is a directory")  # fmt: skip
+
+
+def test_irises_need_the_refined_model():
+    clip = str(ROOT / "assets" / "sample.mp4")
+    _fails_with(["--solution", "face-mesh", "--style", "irises", "--input", clip, "--headless",
+                 "--frames", "1"], "--refine-landmarks")  # fmt: skip
+    _fails_with(["--solution", "hands", "--refine-landmarks", "--input", clip, "--headless",
+                 "--frames", "1"], "--solution face-mesh")  # fmt: skip

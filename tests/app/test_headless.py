@@ -152,6 +152,29 @@ def test_ctrl_c_finishes_the_file(tmp_path):
     assert 0 < len(frames) < 300
 
 
+def test_irises_style_draws_the_refined_irises(tmp_path):
+    """--refine-landmarks --style irises: face_landmark_with_attention's iris rings (orange)
+    around the irises FaceMesh(refine_landmarks=True) finds on the same frames."""
+    from engine.vision import FaceMesh
+
+    models = ["face_detection_short_range", "face_landmark_with_attention"]
+    got, want, summary = _headless(tmp_path, models, "--style", "irises")
+    assert [m["name"] for m in summary["models"]][1] == "face_landmark_with_attention"
+    with FaceMesh(refine_landmarks=True, bgr=True) as mesh:
+        faces = [mesh.process(frame, round(i * 1000 / 30)).faces for i, frame in
+                 enumerate(want)]  # fmt: skip
+    for i in CHECKED:
+        (face,) = faces[i]
+        b, g, r = (got[i][..., c].astype(int) for c in range(3))
+        drawn = frame_diff(got[i], want[i]) > 40  # not the suit's orange: what was drawn
+        orange = drawn & (r > 180) & (g > 60) & (g < 170) & (b < 110)
+        for centre in (468, 473):  # each iris's centre landmark
+            x, y = face.landmarks_px[centre, :2].round().astype(int)
+            ring = orange[y - 8 : y + 9, x - 8 : x + 9]
+            assert ring.sum() >= 12, (i, centre, int(ring.sum()))
+        assert orange.sum() < 1500  # only the two small rings are that colour
+
+
 class _ReadInline:
     """ReadAhead without its thread: the loop reads the source itself."""
 

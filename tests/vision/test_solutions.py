@@ -192,8 +192,6 @@ def test_refined_face_mesh_tracks_478_landmarks(clip):
     with FaceMesh(context=CTX, refine_landmarks=True) as fm:  # backend "auto": webgpu
         video = list(fm.stream(clip))
         assert fm.backend == "webgpu" and {r.backend for r in video} == {"webgpu"}
-        with pytest.raises(NotImplementedError, match="process"):
-            fm.steps(None)
     assert [len(r.faces) for r in video] == [1, 1, 1, 1]
     assert video[0].detections is not None and all(r.detections is None for r in video[1:])
     for r in video:
@@ -212,10 +210,27 @@ def test_refined_face_mesh_tracks_478_landmarks(clip):
         np.testing.assert_allclose(astuple(cur.faces[0].roi), astuple(want), atol=1e-9)
 
 
-def test_refined_face_mesh_reads_results_back():
+def test_refined_face_mesh_on_the_gpu_path_uploads_its_478_points(clip):
+    """output="gpu" with refine_landmarks: steps() runs process() and uploads the face's 478
+    points where the app's draws read them (gpu.points: pixels, then normalised)."""
     model_file("face_landmark_with_attention")
-    with pytest.raises(ValueError, match="output='gpu'"):
-        FaceMesh(context=CTX, refine_landmarks=True, output="gpu")
+    with FaceMesh(context=CTX, refine_landmarks=True) as fm:
+        want = [r.faces[0] for r in fm.stream(clip[:2])]
+    with FaceMesh(context=CTX, refine_landmarks=True, output="gpu") as fm:
+        gpu = fm.gpu
+        assert gpu.num_points == 478
+        for frame, face in zip(clip[:2], want, strict=True):
+            encoder = CTX.device.create_command_encoder()
+            for _, encode in fm.steps(_texture(frame)):
+                encode(encoder)
+            CTX.device.queue.submit([encoder.finish()])
+            raw = np.frombuffer(CTX.device.queue.read_buffer(gpu.points), np.float32)
+            points = raw.reshape(-1, 4)
+            np.testing.assert_allclose(points[:478, :3], face.landmarks_px, atol=1e-3)
+            off = gpu.norm_offset // 16
+            np.testing.assert_allclose(points[off : off + 478, :3], face.landmarks, atol=1e-6)
+    with pytest.raises(ValueError, match="max_num_faces=1"):
+        FaceMesh(context=CTX, max_num_faces=2, output="gpu")
 
 
 def test_stream_reading_ahead_gives_what_process_gives(clip):

@@ -27,7 +27,8 @@
   face_landmark's: 192x192, no letterbox, replicate, [0, 1]; its flag as the threshold);
   its seven outputs -> the 478 landmarks (engine/vision/face_refinement.py), projected as
   the 468; the next ROI from all 478 (irises in the box, the refined eye corners 33 and
-  263 for the rotation); no `steps()` or output="gpu" (they are the one-face 468 path).
+  263 for the rotation); `steps()` / output="gpu" run process() and upload the one
+  face's 478 points where the GPU stages would put theirs (as the xnnpack backend does).
   On webgpu only: backend "auto" picks webgpu for it whatever the adapter (the results'
   `backend` says so), "xnnpack" is a ModelError (LiteRT has no kernel for the model's
   custom ops)
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.vision.backend import webgpu_only
-from engine.vision.face_refinement import check_outputs, refine_face_landmarks
+from engine.vision.face_refinement import NUM_LANDMARKS, check_outputs, refine_face_landmarks
 from engine.vision.landmarks import (
     LandmarkProjector,
     crop_landmarks,
@@ -120,16 +121,18 @@ class FaceMesh(Solution):
         self.crops = self.uploaded = None
         # several faces, refined landmarks and xnnpack: the ROIs are decided on the CPU
         if max_num_faces > 1 or self.refine or self.backend == "xnnpack":
-            if (max_num_faces > 1 or self.refine) and self.output != "numpy":
-                raise ValueError("output='gpu' tracks one face of 468 landmarks: "
-                                 "max_num_faces=1, refine_landmarks=False")  # fmt: skip
+            if max_num_faces > 1 and self.output != "numpy":
+                raise ValueError("output='gpu' draws one tracked face: max_num_faces=1")
             self.crops = self._roi_model(lm, VALUE_RANGE, BORDER, keep_aspect=False)
             self.lm_names = landmark_outputs(lm)
             if self.refine:
                 check_outputs([math.prod(o.shape) for o in self.crops.outputs])
-        if self.backend == "xnnpack" and self.output == "gpu":
+        # the ROIs decided on the CPU and output="gpu": the results are uploaded where the
+        # GPU stages would have put them (the app draws from there)
+        if self.crops is not None and self.output == "gpu":
             g = lm.graph
-            num_points = int(np.prod(g.tensors[g.outputs[0]].shape)) // 3
+            num_points = NUM_LANDMARKS if self.refine else (
+                int(np.prod(g.tensors[g.outputs[0]].shape)) // 3)  # fmt: skip
             self.uploaded = FaceMeshBuffers(self.device, num_points, spec.num_keypoints,
                                             max_detections)  # fmt: skip
         self._tracked: list[Rect] = []  # several faces: the next frame's ROIs
@@ -150,7 +153,7 @@ class FaceMesh(Solution):
 
     @property
     def gpu(self) -> FaceMeshGpu:
-        if self.backend == "xnnpack":
+        if self.uploaded is not None:
             u = self.uploaded
             return FaceMeshGpu(u.points, u.num_points, u.norm_offset, u.status, u.args, u.roi,
                                u.detections)  # fmt: skip
@@ -175,10 +178,7 @@ class FaceMesh(Solution):
         self._forget()  # another frame size: the tracked ROI means nothing
 
     def steps(self, frame_view) -> list[Step]:
-        if self.refine:
-            raise NotImplementedError("refine_landmarks decides its ROIs on the CPU; use "
-                                      "process()")  # fmt: skip
-        if self.backend == "xnnpack":
+        if self.crops is not None:  # xnnpack, refined: process(), then the upload
             return self._cpu_steps(frame_view)
         return self.detector.steps(frame_view) + self._landmark_steps(frame_view)
 
@@ -291,9 +291,10 @@ class FaceMesh(Solution):
         return [u, u.detections] if u is not None else []
 
     def _owned_buffers(self) -> list:
+        uploaded = self.uploaded.buffers() if self.uploaded is not None else []
         if self.backend == "xnnpack":
-            return self.uploaded.buffers() if self.uploaded is not None else []
+            return uploaded
         p, t = self.projector, self.tracker
         crops = self.crops.owned_buffers() if self.crops is not None else []
         return [*self.detector.owned_buffers(), self.lm_pre.roi, self.detection_roi.buffer,
-                t.buffer, t.track, p.points, p.args, p.status, *crops]  # fmt: skip
+                t.buffer, t.track, p.points, p.args, p.status, *crops, *uploaded]  # fmt: skip
