@@ -31,7 +31,7 @@ import sys
 import app.headless
 
 class ReadInline:
-    def __init__(self, frames):
+    def __init__(self, frames, depth=0):
         self.frames, self.delivered = iter(frames), 0
     def read(self):
         frame = next(self.frames, None)

@@ -98,27 +98,22 @@ def sample(frame: int, t0: float) -> dict:
 
 
 class LoopingSource:
-    """A video file played again and again until `frames`, sampling memory every `every`
-    frames (when frame `every * k` is asked for: the frames before it are done)."""
+    """A video file played again and again until `frames`."""
 
     kind = "video"
 
-    def __init__(self, path: str, frames: int, every: int):
+    def __init__(self, path: str, frames: int):
         from app.sources import open_source
 
-        self.path, self.every = path, every
+        self.path = path
         self._src = open_source(path)
         self.name, self.size, self.fps = f"{path} (looped)", self._src.size, self._src.fps
         self.count, self.index, self.loops = frames, 0, 0
         self.skipped, self.concealed, self.frames_skipped = [], [], 0
-        self.samples: list[dict] = []
-        self.t0 = time.perf_counter()
 
     def read(self):
         from app.sources import open_source
 
-        if self.index % self.every == 0 or self.index == self.count:
-            self.samples.append(sample(self.index, self.t0))
         if self.index >= self.count:
             return None
         frame = self._src.read()
@@ -153,9 +148,21 @@ def soak_effect(effect: str, style: str | None, frames: int, every: int,
     argv = [a for m in models for a in ("--model", m)] + ["--effect", effect, "--headless"]
     args = build_parser().parse_args(argv + (["--style", style] if style else []))
     specs = [load_model(m) for m in models]
-    source = LoopingSource(input_path, frames, every)
+    source = LoopingSource(input_path, frames)
     ctx = shared_context()
     pipeline = make_pipeline(args, ctx, specs, effect, source.size, "bgra8unorm")
+    # sampled in the loop's thread right after a frame is finished: no encoder is being
+    # recorded then (the source is read on a worker thread, frames overlap: app/headless.py)
+    t0, samples, finish = time.perf_counter(), [], pipeline.finish
+
+    def finish_and_sample(pending):
+        rec = finish(pending)
+        if (rec.index + 1) % every == 0:
+            samples.append(sample(rec.index + 1, t0))
+        return rec
+
+    pipeline.finish = finish_and_sample
+    samples.append(sample(0, t0))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             code = run_headless(pipeline, source, Path(tmp) / "soak.mp4", progress=False,
@@ -164,7 +171,7 @@ def soak_effect(effect: str, style: str | None, frames: int, every: int,
         pipeline.effect.solution.close()
     return {"effect": effect, "style": pipeline.effect.style_name, "frames": frames,
             "exit": code, "adapter": adapter_record(ctx), "loops": source.loops,
-            "samples": source.samples}  # fmt: skip
+            "samples": samples}  # fmt: skip
 
 
 def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str,

@@ -178,7 +178,7 @@ def test_irises_style_draws_the_refined_irises(tmp_path):
 class _ReadInline:
     """ReadAhead without its thread: the loop reads the source itself."""
 
-    def __init__(self, frames):
+    def __init__(self, frames, depth=0):
         self.frames, self.delivered = iter(frames), 0
 
     def read(self):
