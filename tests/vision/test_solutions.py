@@ -248,3 +248,10 @@ def test_stream_reading_ahead_gives_what_process_gives(clip):
     for a, b in zip(streamed, direct, strict=True):
         assert len(a.multi_face_landmarks) == len(b.multi_face_landmarks) == 1
         np.testing.assert_array_equal(a.multi_face_landmarks[0], b.multi_face_landmarks[0])
+
+
+def test_staged_kernels_are_refused_up_front():
+    """Engine(kernels="staged") refuses encode(), which the solutions' stages use: said at
+    construction, not at the first frame."""
+    with pytest.raises(ValueError, match="kernels='staged'"):
+        FaceDetector(**GPU, kernels="staged")

@@ -82,6 +82,10 @@ class Solution:
                  **engine_options):  # fmt: skip
         from engine.gpu import adapter_class, check_sync, shared_context
 
+        if engine_options.get("kernels") == "staged":  # its stages record engines' encode()
+            raise ValueError("kernels='staged' swaps an engine's buffers between runs, which "
+                             "the solutions' GPU stages record into: use 'optimized' or "
+                             "'compact'")  # fmt: skip
         if running_mode not in RUNNING_MODES:
             raise ValueError(f"running_mode must be one of {RUNNING_MODES}, not {running_mode!r}")
         if output not in OUTPUTS:
