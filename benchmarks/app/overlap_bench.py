@@ -3,9 +3,9 @@
 "overlapped" is ar-demo as shipped: frames decoded ahead and encoded behind on worker threads
 (engine/vision/read_ahead.py, app/frame_workers.py) and two frames on the GPU at once
 (app/pipeline.py submit/finish). "one at a time" is the same program with those three
-turned off in the process (the loop reads, renders, waits, reads back and encodes each
-frame itself: what headless mode did before), as tests/app/test_headless.py does to check
-that both write the same file. Fresh processes, contenders alternated per round (A B, B A,
+turned off in the process (benchmarks/app/one_at_a_time.py: the loop reads, renders, waits,
+reads back and encodes each frame itself, what headless mode did before), the oracle
+tests/app/test_headless.py checks the shipped file against. Fresh processes, contenders alternated per round (A B, B A,
 ...), medians; the stamp records the machine's load before and after.
 
     python -m benchmarks.app.overlap_bench [--effects face-mesh segmentation face-detection]
@@ -26,44 +26,17 @@ from benchmarks.common import ROOT, Bench, probe_adapter, table
 from engine.catalog.paths import assets_dir
 from engine.tools.bench.ab import alternating
 
-ONE_AT_A_TIME = """
-import sys
-import app.headless
-
-class ReadInline:
-    def __init__(self, frames, depth=0):
-        self.frames, self.delivered = iter(frames), 0
-    def read(self):
-        frame = next(self.frames, None)
-        self.delivered += frame is not None
-        return frame
-    def close(self):
-        pass
-
-class WriteInline:
-    def __init__(self, write):
-        self.write = write
-    def put(self, item):
-        self.write(item)
-    def close(self):
-        pass
-
-app.headless.ReadAhead, app.headless.WriteBehind = ReadInline, WriteInline
-app.headless.IN_FLIGHT = 1
-from app.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
-SHIPPED = "import sys\nfrom app.cli import main\nsys.exit(main(sys.argv[1:]))\n"
-CONTENDERS = {"overlapped": SHIPPED, "one at a time": ONE_AT_A_TIME}
+# contender -> the module its fresh process runs (ar-demo's arguments follow)
+CONTENDERS = {"overlapped": "app.cli", "one at a time": "benchmarks.app.one_at_a_time"}
 
 
-def run(code: str, effect: str, backend: str, frames: int, folder: Path) -> dict:
+def run(module: str, effect: str, backend: str, frames: int, folder: Path) -> dict:
     stats = folder / "stats.json"
     args = ["--solution", effect if effect != "segmentation" else "selfie-segmentation",
             "--input", str(assets_dir() / "sample.mp4"), "--headless",
             "--output", str(folder / "out.mp4"), "--frames", str(frames), "--backend", backend,
             "--stats", str(stats), "--no-progress"]  # fmt: skip
-    subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, check=True,
+    subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, check=True,
                    capture_output=True)  # fmt: skip
     return json.loads(stats.read_text())
 

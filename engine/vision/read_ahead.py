@@ -79,9 +79,3 @@ class ReadAhead:
         """Stop the worker (items read ahead and not taken are dropped)."""
         self._stop.set()
         self._thread.join()
-
-    def __enter__(self) -> ReadAhead:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()

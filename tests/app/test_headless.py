@@ -175,34 +175,6 @@ def test_irises_style_draws_the_refined_irises(tmp_path):
         assert orange.sum() < 1500  # only the two small rings are that colour
 
 
-class _ReadInline:
-    """ReadAhead without its thread: the loop reads the source itself."""
-
-    def __init__(self, frames, depth=0):
-        self.frames, self.delivered = iter(frames), 0
-
-    def read(self):
-        frame = next(self.frames, None)
-        self.delivered += frame is not None
-        return frame
-
-    def close(self):
-        pass
-
-
-class _WriteInline:
-    """WriteBehind without its thread: each frame is written when handed over."""
-
-    def __init__(self, write):
-        self.write = write
-
-    def put(self, item):
-        self.write(item)
-
-    def close(self):
-        pass
-
-
 @pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
 def test_overlapped_frames_write_the_same_file_as_one_at_a_time(tmp_path, monkeypatch, backend):
     """Decoding ahead and encoding behind on threads (engine/vision/read_ahead.py,
@@ -211,8 +183,8 @@ def test_overlapped_frames_write_the_same_file_as_one_at_a_time(tmp_path, monkey
     time, byte for byte."""
     if backend == "xnnpack":
         pytest.importorskip("ai_edge_litert.interpreter")
-    import app.headless
     from app.pipeline import FramePipeline
+    from benchmarks.app.one_at_a_time import one_at_a_time
 
     events = []  # ("submit" | "finish", frame index), in call order
     submit, finish = FramePipeline.submit, FramePipeline.finish
@@ -233,9 +205,7 @@ def test_overlapped_frames_write_the_same_file_as_one_at_a_time(tmp_path, monkey
     assert events.index(("submit", 1)) < events.index(("finish", 0))
     assert events.index(("submit", FRAMES - 1)) < events.index(("finish", FRAMES - 2))
 
-    monkeypatch.setattr(app.headless, "ReadAhead", _ReadInline)
-    monkeypatch.setattr(app.headless, "WriteBehind", _WriteInline)
-    monkeypatch.setattr(app.headless, "IN_FLIGHT", 1)
+    one_at_a_time(monkeypatch.setattr)
     inline, _, _ = _headless(tmp_path / "inline", models, "--backend", backend)
     assert summary["backend"] == backend
     assert (tmp_path / "threads/out.mp4").read_bytes() == (tmp_path / "inline/out.mp4").read_bytes()
