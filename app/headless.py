@@ -30,8 +30,6 @@ import time
 from functools import partial
 from pathlib import Path
 
-import cv2
-
 from app.build import since_launch
 from app.frame_workers import WriteBehind
 from app.output import open_writer
@@ -75,7 +73,9 @@ def run_headless(pipeline, source, output: str | Path, *, hud=None, stats_path=N
     w, h = source.size
     target = pipeline.device.create_texture(
         size=(w, h, 1), format=pipeline.target_format,
-        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+        # COPY_DST: the frame is copied in under the overlay (FrameUploader.copy_into)
+        usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC
+        | wgpu.TextureUsage.COPY_DST,
         label="offscreen target",
     )  # fmt: skip
     view = target.create_view()
@@ -212,7 +212,7 @@ class _Flight:
 def _write_rendered(writer, run: _Run, rec, tl, bar) -> None:
     """On the encoder's thread: the rendered frame into the file, then its record."""
     t = time.perf_counter()
-    writer.write(cv2.cvtColor(rec.image, cv2.COLOR_BGRA2BGR))
+    writer.write(rec.image)
     run.written += 1
     rec.cpu_ms["encode"] = (time.perf_counter() - t) * 1e3
     rec.image = None

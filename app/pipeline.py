@@ -88,15 +88,19 @@ class _Slot:
         )  # fmt: skip
 
     def read_out(self) -> np.ndarray:
-        """The copied frame (BGRA uint8, H x W x 4), after the fence."""
+        """The copied frame as BGR uint8 (H x W x 3, what the encoder takes), after the
+        fence: converted straight from the mapped memory (one pass, no copy before it)."""
+        import cv2
         import wgpu
 
         buf, (w, h), row = self._readback
         buf.map_sync(wgpu.MapMode.READ)
-        img = np.frombuffer(buf.read_mapped(), np.uint8).reshape(h, row)[:, : w * 4]
-        img = img.reshape(h, w, 4).copy()
+        mapped = np.frombuffer(buf.read_mapped(copy=False), np.uint8)
+        bgr = cv2.cvtColor(mapped.reshape(h, row)[:, : w * 4].reshape(h, w, 4),
+                           cv2.COLOR_BGRA2BGR)  # fmt: skip
+        del mapped  # no view of the mapping may outlive unmap()
         buf.unmap()
-        return img
+        return bgr
 
 
 @dataclass
@@ -277,7 +281,7 @@ class FramePipeline:
     # --- one frame -------------------------------------------------------------------
     def process(self, frame: Frame, target_view, *, hud=None, readback_texture=None) -> FrameRecord:
         """Render `frame` into `target_view`; with `readback_texture` also return its pixels
-        as rec.image (BGRA uint8, headless only)."""
+        as rec.image (BGR uint8, headless only)."""
         return self.finish(self.submit(frame, target_view, hud=hud,
                                        readback_texture=readback_texture))  # fmt: skip
 
@@ -316,7 +320,7 @@ class FramePipeline:
         if slot.marks:
             slot.marks.begin(encoder)
         frame_view = self.uploader.view
-        for stage, encode in self.effect.steps(frame_view):
+        for stage, encode in self.effect.steps(frame_view, self.uploader.host):
             encode(encoder)
             if slot.marks:
                 slot.marks.mark(encoder, stage)
@@ -326,10 +330,14 @@ class FramePipeline:
         draw_data = hud.prepare(self) if hud is not None else None
         if hud is not None:
             lap("hud")
+        # the plain frame under the overlay: copied where the target takes it, not blitted
+        copied = self.effect.plain_background and self.uploader.copy_into(
+            encoder, target_view.texture
+        )
         rp = encoder.begin_render_pass(color_attachments=[{
-            "view": target_view, "clear_value": (0, 0, 0, 1), "load_op": "clear",
-            "store_op": "store"}])  # fmt: skip
-        self.effect.draw(rp, frame_view)
+            "view": target_view, "clear_value": (0, 0, 0, 1),
+            "load_op": "load" if copied else "clear", "store_op": "store"}])  # fmt: skip
+        self.effect.draw(rp, None if copied else frame_view)
         if draw_data is not None:
             hud.render(draw_data, rp)
         rp.end()

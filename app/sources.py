@@ -312,7 +312,7 @@ class FrameUploader:
         self.texture = device.create_texture(
             size=(w, h, 1),
             format=self.FORMAT,
-            # COPY_SRC: the xnnpack backend reads the frame back for its models
+            # COPY_SRC: a texture given to an xnnpack solution is read back (CpuFrames)
             usage=wgpu.TextureUsage.TEXTURE_BINDING
             | wgpu.TextureUsage.COPY_DST
             | wgpu.TextureUsage.COPY_SRC,
@@ -320,6 +320,7 @@ class FrameUploader:
         )
         self.view = self.texture.create_view()
         self._bgra = np.empty((h, w, 4), np.uint8)
+        self.host = None  # the last frame uploaded, as BGR (H, W, 3): the xnnpack models read it
         self.uploads = 0
 
     def upload(self, bgr: np.ndarray) -> None:
@@ -327,6 +328,7 @@ class FrameUploader:
         w, h = self.size
         if bgr.shape[:2] != (h, w):  # a camera or file that changes size mid-stream
             bgr = cv2.resize(bgr, (w, h), interpolation=cv2.INTER_AREA)
+        self.host = bgr
         cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA, dst=self._bgra)
         self.device.queue.write_texture(
             {"texture": self.texture},
@@ -335,3 +337,16 @@ class FrameUploader:
             (w, h, 1),
         )
         self.uploads += 1
+
+    def copy_into(self, encoder, target) -> bool:
+        """Record a copy of the frame into the `target` texture where it can take one (the
+        frame's size and format, COPY_DST usage: ar-demo's headless target); False if not."""
+        import wgpu
+
+        fits = (tuple(target.size[:2]) == tuple(self.size) and target.format == self.FORMAT
+                and target.usage & wgpu.TextureUsage.COPY_DST)  # fmt: skip
+        if fits:
+            w, h = self.size
+            encoder.copy_texture_to_texture({"texture": self.texture}, {"texture": target},
+                                            (w, h, 1))  # fmt: skip
+        return bool(fits)

@@ -3,9 +3,13 @@
 An effect turns the frame texture into a picture, all on the GPU:
 - `build()`: its solution (engine.vision FaceDetector / FaceMesh / SelfieSegmenter, made
   with `solution_options()`: the models' graphs, output="gpu") and its draw pipelines;
-- `steps(frame_view)`: the compute stages in order, as (stage name, encode function):
-  the solution's steps (pre-process, inference, post-process), then the effect's own;
-- `draw(render_pass)`: the camera frame plus the overlay, read from the solution's buffers;
+- `steps(frame_view, image)`: the compute stages in order, as (stage name, encode
+  function): the solution's steps (pre-process, inference, post-process), then the
+  effect's own; `image` is the frame as uploaded (BGR numpy), which the xnnpack backend's
+  models read (`model_frame`);
+- `draw(render_pass, frame_view)`: the camera frame plus the overlay, read from the
+  solution's buffers; `frame_view` None: the pipeline copied the frame into the target
+  already (effects whose background is the plain frame, `plain_background`);
 - `cycle_style()`: the `e` key; `rebuild(planner)`: a new solution with another memory plan
   (app/pipeline.py builds a whole new effect off the display thread instead); `close()`;
 - `read_results()`: the frame's results as numbers (--results only: one readback);
@@ -72,6 +76,7 @@ class Effect:
 
     name = ""
     styles: tuple[str, ...] = ("default",)
+    plain_background = True  # the frame as it is under the overlay (draw_frame)
 
     def __init__(self, ctx, specs: list[ModelSpec], frame_size: tuple[int, int],
                  target_format: str, precision: str = "fp32", planner: str | None = None,
@@ -109,7 +114,14 @@ class Effect:
         readback (xnnpack: the results uploaded where the draws read them)."""
         return {"context": self.ctx, "precision": self.precision, "planner": self.planner,
                 "storage": self.storage, "kernels": self.kernels, "output": "gpu",
-                "backend": self.backend}  # fmt: skip
+                "backend": self.backend, "bgr": True}  # fmt: skip
+
+    def model_frame(self, frame_view, image):
+        """What the solution's models read: on xnnpack the host image (BGR, the frame as
+        uploaded) when there is one; else the texture. Reading the texture back would wait
+        for the queue, so for the previous frame's render, and run the models after it
+        instead of beside it (issue 31). The pixels are the same bytes either way."""
+        return image if image is not None and self.backend_ran == "xnnpack" else frame_view
 
     @property
     def backend_ran(self) -> str:
@@ -136,7 +148,7 @@ class Effect:
         """Make `self.solution` and the draw pipelines."""
         raise NotImplementedError
 
-    def steps(self, frame_view) -> list[Step]:
+    def steps(self, frame_view, image=None) -> list[Step]:
         raise NotImplementedError
 
     def draw(self, render_pass, frame_view) -> None:
@@ -156,7 +168,11 @@ class Effect:
 
     # --- the camera frame as background ------------------------------------------------
     def draw_frame(self, render_pass, frame_view) -> None:
-        """The camera frame over the whole target (a full-screen triangle)."""
+        """The camera frame over the whole target (a full-screen triangle); None: the
+        pipeline copied it there (a texture copy, where the target has the frame's size
+        and format: on a CPU rasterizer the blit is most of the frame's render time)."""
+        if frame_view is None:
+            return
         if self._blit is None or self._blit[0] is not frame_view:
             pipeline = render_pipeline(self.device, "app/frame.wgsl", self.target_format,
                                        FRAME_BINDINGS)  # fmt: skip

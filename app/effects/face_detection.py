@@ -71,11 +71,13 @@ class FaceDetectionEffect(Effect):
     def face_flag(self):
         return (self.solution.gpu.status, 0, "uint32")  # the detection count
 
-    def steps(self, frame_view):
+    def steps(self, frame_view, image=None):
+        models_read = self.model_frame(frame_view, image)
+
         def count(enc) -> None:  # instance count = detections
             enc.copy_buffer_to_buffer(self.solution.gpu.status, 0, self.args, 4, 4)
 
-        return [*self.solution.steps(frame_view), ("postprocess", count)]
+        return [*self.solution.steps(models_read), ("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)

@@ -95,11 +95,13 @@ class FaceMeshEffect(Effect):
     def face_flag(self):
         return (self.solution.gpu.status, 4, "float32")  # present: 1.0 / 0.0
 
-    def steps(self, frame_view):
+    def steps(self, frame_view, image=None):
+        models_read = self.model_frame(frame_view, image)
+
         def count(enc) -> None:  # instance count = 468 (478) points, or 0 without a face
             enc.copy_buffer_to_buffer(self.solution.gpu.args, 4, self.args, 4, 4)
 
-        return [*self.solution.steps(frame_view), ("postprocess", count)]
+        return [*self.solution.steps(models_read), ("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)

@@ -37,9 +37,11 @@ class HandsEffect(Effect):
                                    HAND_CONNECTIONS, 21, MAX_HANDS + 1)  # fmt: skip
         self.result = None
 
-    def steps(self, frame_view):
+    def steps(self, frame_view, image=None):
+        models_read = self.model_frame(frame_view, image)
+
         def track(_encoder) -> None:  # its own submits: the ROIs are chosen on the CPU
-            self.result = self.solution.process(frame_view)
+            self.result = self.solution.process(models_read)
             self.skeletons.update(
                 (h.landmarks_px, [True] * len(h.landmarks_px), COLORS[h.handedness.label])
                 for h in self.result.hands

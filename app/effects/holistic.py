@@ -43,9 +43,11 @@ class HolisticEffect(Effect):
         }
         self.result = None
 
-    def steps(self, frame_view):
+    def steps(self, frame_view, image=None):
+        models_read = self.model_frame(frame_view, image)
+
         def track(_encoder) -> None:
-            self.result = r = self.solution.process(frame_view)
+            self.result = r = self.solution.process(models_read)
             size = np.array([*self.frame_size, self.frame_size[0]], np.float64)
             pose = [] if r.pose_landmarks is None else [
                 (r.pose_landmarks * size, r.pose.visibility >= VISIBILITY_THRESHOLD, POSE_COLOR)

@@ -36,9 +36,11 @@ class PoseEffect(Effect):
                                    POSE_CONNECTIONS, 33, 1)  # fmt: skip
         self.result = None
 
-    def steps(self, frame_view):
+    def steps(self, frame_view, image=None):
+        models_read = self.model_frame(frame_view, image)
+
         def track(_encoder) -> None:
-            self.result = r = self.solution.process(frame_view)
+            self.result = r = self.solution.process(models_read)
             shown = [] if r.landmarks is None else \
                 [(r.landmarks_px, r.visibility >= VISIBILITY_THRESHOLD, COLOR)]  # fmt: skip
             self.skeletons.update(shown)

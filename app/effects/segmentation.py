@@ -42,6 +42,7 @@ COMPOSITE_BINDINGS = (
 class SegmentationEffect(Effect):
     name = "segmentation"
     styles = EFFECTS["segmentation"].styles
+    plain_background = False  # the frame composited with the mask
 
     def build(self) -> None:
         import wgpu
@@ -94,8 +95,9 @@ class SegmentationEffect(Effect):
             )  # fmt: skip
         return self._pipelines[self.style]
 
-    def steps(self, frame_view):
-        steps = self.solution.steps(frame_view)
+    def steps(self, frame_view, image=None):
+        models_read = self.model_frame(frame_view, image)
+        steps = self.solution.steps(models_read)
         if self.style_name == "blur":
             steps.append(("postprocess", lambda enc: self._blur(enc, frame_view)))
         return steps

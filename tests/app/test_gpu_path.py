@@ -315,3 +315,30 @@ def test_cancel_switch_closes_an_effect_built_and_not_adopted():
     assert engine.resources._weights  # its share of the device's weights cache
     p.cancel_switch()
     assert p.switching is None and not engine.resources._weights  # given back: closed
+
+
+@pytest.mark.parametrize("backend", ["webgpu", "xnnpack"])
+def test_frame_copied_under_the_overlay_is_the_blitted_frame(backend):
+    """Where the target takes a copy (headless: its size, its format, COPY_DST) the frame is
+    copied under the overlay instead of drawn by the full-screen blit: the same picture,
+    and away from the overlay it is the decoded frame itself, byte for byte."""
+    import wgpu
+
+    if backend == "xnnpack":
+        pytest.importorskip("ai_edge_litert.interpreter")
+    p, source, _ = _pipeline(["face_detection_short_range"], "face-detection", backend=backend)
+    usage = wgpu.TextureUsage
+    targets = {
+        copies: CTX.device.create_texture(size=(*source.size, 1), format="bgra8unorm",
+                                          usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC
+                                          | (usage.COPY_DST if copies else 0))  # fmt: skip
+        for copies in (True, False)
+    }
+    for frame in _frames(source, (0, 150)):
+        images = {copies: p.process(frame, t.create_view(), readback_texture=t).image
+                  for copies, t in targets.items()}  # fmt: skip
+        assert np.array_equal(images[True], images[False]), frame.index
+        same = np.all(images[True] == frame.bgr, axis=2)
+        assert same.mean() > 0.95, (frame.index, same.mean())  # the box and points: < 5%
+        corners = same[:8, :8], same[:8, -8:], same[-8:, :8], same[-8:, -8:]
+        assert all(c.all() for c in corners), frame.index

@@ -68,7 +68,8 @@ def test_face_detection_draws_the_box(tmp_path, backend):
     assert summary["backend"] == backend
     if backend == "xnnpack":  # the frame read back for the model, the records uploaded
         t = summary["transfers"]
-        assert t["model_frame_readbacks"] == FRAMES + 1  # + the warm-up frame
+        # the models read the decoded frame; only the warm-up frame reads the texture back
+        assert t["model_frame_readbacks"] == 1
         assert t["result_upload_bytes"] > 0 and t["result_readbacks"] == 0
         assert summary["models"][0]["backend"] == "xnnpack"
     graph = __import__("engine").load_tflite(model_file("face_detection_short_range"))
