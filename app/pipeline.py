@@ -91,10 +91,11 @@ class _Slot:
         """The copied frame as BGR uint8 (H x W x 3, what the encoder takes), after the
         fence: converted straight from the mapped memory (one pass, no copy before it)."""
         import cv2
-        import wgpu
+
+        from engine.gpu import MAP_READ_SUBMITTED
 
         buf, (w, h), row = self._readback
-        buf.map_sync(wgpu.MapMode.READ)
+        buf.map_sync(MAP_READ_SUBMITTED)
         mapped = np.frombuffer(buf.read_mapped(copy=False), np.uint8)
         bgr = cv2.cvtColor(mapped.reshape(h, row)[:, : w * 4].reshape(h, w, 4),
                            cv2.COLOR_BGRA2BGR)  # fmt: skip

@@ -9,7 +9,8 @@
   `adapter_class` (the adapter facts every default is chosen from);
 - options and their defaults: `KERNEL_SETS`, `STORAGE_OPTIONS` / `resolve_storage`,
   `SYNC_MODES` / `check_sync`, `check_planners`;
-- waiting and timing: `Fence`, `wait_mapped`, `GpuMarks` (timestamp queries);
+- waiting and timing: `Fence`, `wait_mapped`, `MAP_READ_SUBMITTED`, `GpuMarks` (timestamp
+  queries);
 - start-up: `warm_up`, `scratch_context`, `compiles_late_with_cache`, `Progress` and
   `report_to` (compile progress);
 - shaders: `render` (a WGSL template), `render_shader` and `Binding` (a template with the
@@ -43,6 +44,7 @@ _PUBLIC = {
     "check_sync": "engine.gpu.sync",
     "Fence": "engine.gpu.sync",
     "wait_mapped": "engine.gpu.sync",
+    "MAP_READ_SUBMITTED": "engine.gpu.sync",
     "GpuMarks": "engine.gpu.timestamps",
     "warm_up": "engine.gpu.warmup",
     "scratch_context": "engine.gpu.warmup",

@@ -18,6 +18,14 @@ import time
 
 SYNC_MODES = ("sleep", "spin")
 
+MAP_READ_SUBMITTED = "READ_NOSYNC"
+"""The map mode for buffers that only copies of submitted work write (all of the engine's
+and the app's readbacks). wgpu-py's plain READ first submits an empty command buffer, a
+workaround for data written through a mapping at creation (wgpu-native#305, gfx-rs/wgpu
+#5173), which none of these buffers are; behind a busy lavapipe queue that submit cost 0.4
+ms of the mapping thread, three times per ar-demo frame (fence, timestamps, frame).
+"READ_NOSYNC" is wgpu-py 0.32's name for READ without it (pyproject pins 0.32)."""
+
 
 def check_sync(mode: str) -> str:
     if mode not in SYNC_MODES:
@@ -27,15 +35,13 @@ def check_sync(mode: str) -> str:
 
 def wait_mapped(device, buffers, mode: str) -> tuple[float, float]:
     """Map every buffer for reading (the caller unmaps); (wall ms, thread CPU ms) waited."""
-    import wgpu
-
     check_sync(mode)
     w0, c0 = time.perf_counter(), time.thread_time()
     if mode == "sleep":
         for buf in buffers:
-            buf.map_sync(wgpu.MapMode.READ)
+            buf.map_sync(MAP_READ_SUBMITTED)
     else:
-        promises = [buf.map_async(wgpu.MapMode.READ) for buf in buffers]
+        promises = [buf.map_async(MAP_READ_SUBMITTED) for buf in buffers]
         # "pending" until the map callback fires ("pending-fulfilled" after it)
         while any(p._state == "pending" for p in promises):
             device._poll(False)

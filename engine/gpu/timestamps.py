@@ -84,10 +84,10 @@ class GpuMarks:
 
     def read_ms(self) -> dict[str, float]:
         """Stage -> GPU ms (stages with the same name add up); call after the wait."""
-        import wgpu
+        from engine.gpu.sync import MAP_READ_SUBMITTED
 
         n = len(self.names)
-        self.readable.map_sync(wgpu.MapMode.READ, 0, 8 * n)
+        self.readable.map_sync(MAP_READ_SUBMITTED, 0, 8 * n)
         ticks = np.frombuffer(self.readable.read_mapped(0, 8 * n), np.uint64).astype(np.float64)
         self.readable.unmap()
         self.readbacks += 1
