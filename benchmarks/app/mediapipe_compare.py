@@ -1,6 +1,6 @@
 """ar-demo headless vs MediaPipe's Python solution, side by side in one run.
 
-For each effect, the same clip and frame count: ar-demo (this project, on the
+For each effect, the same clip (EFFECTS) and frame count: ar-demo (this project, on the
 WebGPU adapter, sleep and spin) and MediaPipe 0.10.14's Python solution (its CPU
 path, in a side venv: not a dependency of this project). Prints a markdown table under
 the stamp line (benchmarks/common.py; the adapter: the one a fresh process picks, as
@@ -8,7 +8,7 @@ ar-demo's do) and writes JSON ({"stamp", "rows"}). mediapipe_peer.py runs in tha
 without this project: it keeps its own timing loop.
 
 usage: python -m benchmarks.app.mediapipe_compare [--frames 150] [--json out/mp_compare.json]
-       [--mp-python PATH]   (default: make /tmp/mediapipe-venv with pip if missing)
+       [--effects segmentation face-detection face-mesh hands pose] [--mp-python PATH]   (default: make /tmp/mediapipe-venv with pip if missing)
 """
 
 from __future__ import annotations
@@ -23,13 +23,31 @@ from pathlib import Path
 from benchmarks.common import Bench, probe_adapter, table
 from engine.catalog.paths import assets_dir, models_dir
 
-CLIP = assets_dir() / "sample.mp4"
 PEER = Path(__file__).resolve().parent / "mediapipe_peer.py"  # runs in the side venv
-MODELS = {
-    "segmentation": ["selfie_segmentation"],
-    "face-detection": ["face_detection_short_range"],
-    "face-mesh": ["face_detection_short_range", "face_landmark"],
+# effect -> (clip, ar-demo's model options): the face effects on the sample clip (one
+# face), hands and pose on the people clip (hands and bodies, cuts), as the solutions
+# table of docs/benchmarks.md
+EFFECTS = {
+    "segmentation": ("sample.mp4", ["--model", "selfie_segmentation"]),
+    "face-detection": ("sample.mp4", ["--model", "face_detection_short_range"]),
+    "face-mesh": (
+        "sample.mp4",
+        ["--model", "face_detection_short_range", "--model", "face_landmark"],
+    ),  # fmt: skip
+    "hands": ("people.mp4", ["--solution", "hands"]),
+    "pose": ("people.mp4", ["--solution", "pose"]),
 }
+
+
+def clip(effect: str) -> Path:
+    return assets_dir() / EFFECTS[effect][0]
+
+
+def model_options(effect: str) -> list[str]:
+    """ar-demo's options for the effect's models: --model names become the files."""
+    args = EFFECTS[effect][1]
+    return [str(models_dir() / f"{a}.tflite") if prev == "--model" else a
+            for prev, a in zip(["", *args], args, strict=False)]  # fmt: skip
 
 
 def mediapipe_python(path: str | None) -> str:
@@ -47,17 +65,15 @@ def mediapipe_python(path: str | None) -> str:
 
 def run_ar_demo(effect: str, frames: int, sync: str, out: Path) -> dict:
     stats = out.with_suffix(".json")
-    cmd = [sys.executable, "-m", "app.cli", "--input", str(CLIP), "--headless", "--output",
-           str(out), "--frames", str(frames), "--sync", sync, "--stats", str(stats),
-           "--no-progress", "--effect", effect]  # fmt: skip
-    for m in MODELS[effect]:
-        cmd += ["--model", str(models_dir() / f"{m}.tflite")]
+    cmd = [sys.executable, "-m", "app.cli", "--input", str(clip(effect)), "--headless",
+           "--output", str(out), "--frames", str(frames), "--sync", sync, "--stats", str(stats),
+           "--no-progress", "--effect", effect, *model_options(effect)]  # fmt: skip
     subprocess.run(cmd, check=True, capture_output=True)
     return json.loads(stats.read_text())
 
 
 def run_mediapipe(py: str, effect: str, frames: int, out: Path) -> dict:
-    proc = subprocess.run([py, str(PEER), effect, str(CLIP), str(out), str(frames)],
+    proc = subprocess.run([py, str(PEER), effect, str(clip(effect)), str(out), str(frames)],
                           capture_output=True, text=True, check=True)  # fmt: skip
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -67,11 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=150)
     ap.add_argument("--json", default="out/mediapipe_compare.json")
     ap.add_argument("--mp-python", default=None)
+    ap.add_argument("--effects", nargs="+", choices=list(EFFECTS), default=list(EFFECTS))
     args = ap.parse_args(argv)
     py = mediapipe_python(args.mp_python)
     bench = Bench(__spec__.name, argv, adapter=probe_adapter())  # probed before the gate
     rows, tmp = [], Path(tempfile.mkdtemp())
-    for effect in MODELS:
+    for effect in args.effects:
         for sync in ("sleep", "spin"):
             s = run_ar_demo(effect, args.frames, sync, tmp / f"ar-{effect}-{sync}.mp4")
             rows.append({"effect": effect, "backend": f"ar-demo ({sync})", "fps": s["fps"],

@@ -3,7 +3,8 @@
 Runs in a side venv with mediapipe==0.10.14 (see mediapipe_compare.py, which
 makes it); prints one JSON object: frames, FPS and per-frame latency (capture ->
 frame written) for the same work ar-demo does: decode, inference, the effect
-drawn on the CPU (background blur / boxes / mesh points), encode.
+drawn on the CPU (background blur / boxes / mesh points / hand and pose skeletons),
+encode.
 
 usage: python mediapipe_peer.py EFFECT VIDEO OUT.mp4 FRAMES
 """
@@ -17,6 +18,15 @@ import mediapipe as mp
 import numpy as np
 
 
+def skeleton(bgr, landmarks, connections, w: int, h: int) -> None:
+    """Lines between connected landmarks and a dot on each, as ar-demo's skeleton draws."""
+    pts = [(int(lm.x * w), int(lm.y * h)) for lm in landmarks]
+    for a, b in connections:
+        cv2.line(bgr, pts[a], pts[b], (0, 255, 0), 2)
+    for p in pts:
+        cv2.circle(bgr, p, 3, (0, 0, 255), -1)
+
+
 def main() -> None:
     effect, video, out, frames = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     cap = cv2.VideoCapture(video)
@@ -26,6 +36,10 @@ def main() -> None:
         solution = mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=0)
     elif effect == "face-detection":
         solution = mp.solutions.face_detection.FaceDetection(model_selection=0)
+    elif effect == "hands":
+        solution = mp.solutions.hands.Hands(max_num_hands=2, model_complexity=1)
+    elif effect == "pose":
+        solution = mp.solutions.pose.Pose(model_complexity=1)
     else:
         solution = mp.solutions.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1)
     latencies = []
@@ -52,6 +66,13 @@ def main() -> None:
                     (0, 255, 0),
                     2,
                 )
+        elif effect == "hands":
+            for hand in res.multi_hand_landmarks or []:
+                skeleton(bgr, hand.landmark, mp.solutions.hands.HAND_CONNECTIONS, w, h)
+        elif effect == "pose":
+            if res.pose_landmarks is not None:
+                marks = res.pose_landmarks.landmark
+                skeleton(bgr, marks, mp.solutions.pose.POSE_CONNECTIONS, w, h)
         else:
             for face in res.multi_face_landmarks or []:
                 for lm in face.landmark:
