@@ -14,7 +14,8 @@ scripts/fetch_swiftshader.sh; LiteRT's Dawn refuses lavapipe).
 - cache cold: a new, empty cache folder per process, as on a fresh machine: the driver's
   shader cache (MESA_SHADER_CACHE_DIR: lavapipe compiles each shader at its first
   dispatch and keeps it there; __GL_SHADER_DISK_CACHE_PATH: NVIDIA's) and the engine's
-  own (ENGINE_CACHE_DIR: wgpu-py's compiled header, jinja's compiled templates);
+  own (ENGINE_CACHE_DIR: wgpu-py's compiled header, jinja's compiled templates, the
+  rendered WGSL);
 - cache warm: one folder that a first process filled, as every later start sees it.
 `--runs N`: each process then times N more runs (median ms): the steady-state cost.
 The checkout's engine package is byte-compiled first (compileall), as pip does when it

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # jinja2 is imported where a template is rendered: engine-lat
     import jinja2  # predict compiles without rendering, and its import was ~10% of it
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # a source checkout's root (or site-packages)
+ENGINE_TEMPLATES = REPO_ROOT / "shaders" / "engine"  # in a checkout; else package resources
 
 
 def shader_loader(package: str, source_dir: Path) -> jinja2.BaseLoader:
@@ -47,7 +48,7 @@ def register_shaders(namespace: str, loader: jinja2.BaseLoader) -> None:
 def _env() -> jinja2.Environment:
     import jinja2
 
-    engine = shader_loader("engine", REPO_ROOT / "shaders" / "engine")
+    engine = shader_loader("engine", ENGINE_TEMPLATES)
     return jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.PrefixLoader(dict(_namespaces)), engine]),
         bytecode_cache=_bytecode_cache(),
@@ -74,8 +75,12 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 
 def render(template: str, **params) -> str:
-    """Render the template with `params` (every variable must be given)."""
-    return _env().get_template(template).render(**params)
+    """Render the template with `params` (every variable must be given); the engine's
+    templates come from the disk when rendered before (engine/gpu/wgsl_cache.py)."""
+    from engine.gpu.wgsl_cache import cached_render
+
+    return cached_render(template, params, lambda: _env().get_template(template).render(**params),
+                         ENGINE_TEMPLATES)  # fmt: skip
 
 
 def wgsl_float(value: float) -> str:
