@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # jinja2 is imported where a template is rendered: engine-lat
     import jinja2  # predict compiles without rendering, and its import was ~10% of it
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # a source checkout's root (or site-packages)
-ENGINE_TEMPLATES = REPO_ROOT / "shaders" / "engine"  # in a checkout; else package resources
+TEMPLATE_DIR = REPO_ROOT / "shaders" / "engine"  # in a checkout; else package resources
 
 
 def shader_loader(package: str, source_dir: Path) -> jinja2.BaseLoader:
@@ -48,7 +48,7 @@ def register_shaders(namespace: str, loader: jinja2.BaseLoader) -> None:
 def _env() -> jinja2.Environment:
     import jinja2
 
-    engine = shader_loader("engine", ENGINE_TEMPLATES)
+    engine = shader_loader("engine", TEMPLATE_DIR)
     return jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.PrefixLoader(dict(_namespaces)), engine]),
         bytecode_cache=_bytecode_cache(),
@@ -80,7 +80,7 @@ def render(template: str, **params) -> str:
     from engine.gpu.wgsl_cache import cached_render
 
     return cached_render(template, params, lambda: _env().get_template(template).render(**params),
-                         ENGINE_TEMPLATES)  # fmt: skip
+                         TEMPLATE_DIR)  # fmt: skip
 
 
 def wgsl_float(value: float) -> str:

@@ -70,7 +70,13 @@ def test_core_model_matches_reference(name, storage, astronaut_rgb):
     assert len(engine.graph.ops) <= 0.6 * len(graph.ops), "transforms should fuse ~half the ops"
 
 
-@pytest.mark.parametrize("name", CORE_MODELS)
+# face_landmark's eight engines take 85-110 s cold on CI's 2 cores: the slow tier runs it;
+# the default tier checks the rule on the other two models
+PLANNER_MODELS = [pytest.param(m, marks=pytest.mark.slow) if m == "face_landmark" else m
+                  for m in CORE_MODELS]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", PLANNER_MODELS)
 def test_every_planner_gives_identical_outputs(name):
     graph = load_tflite(model_file(name))
     feeds = _feeds(graph, np.random.default_rng(1))

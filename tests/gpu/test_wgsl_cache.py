@@ -17,7 +17,7 @@ from tests.helpers.gpu import gpu_context
 
 CTX = gpu_context()
 CORE = ("face_detection_short_range", "face_landmark", "selfie_segmentation")
-SRC = codegen.ENGINE_TEMPLATES
+SRC = codegen.TEMPLATE_DIR
 
 
 @pytest.fixture
