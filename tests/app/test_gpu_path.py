@@ -329,9 +329,11 @@ def test_frame_copied_under_the_overlay_is_the_blitted_frame(backend):
     p, source, _ = _pipeline(["face_detection_short_range"], "face-detection", backend=backend)
     usage = wgpu.TextureUsage
     targets = {
-        copies: CTX.device.create_texture(size=(*source.size, 1), format="bgra8unorm",
-                                          usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC
-                                          | (usage.COPY_DST if copies else 0))  # fmt: skip
+        copies: CTX.device.create_texture(
+            size=(*source.size, 1),
+            format="bgra8unorm",
+            usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC | (usage.COPY_DST if copies else 0),
+        )
         for copies in (True, False)
     }
     for frame in _frames(source, (0, 150)):
