@@ -5,19 +5,14 @@ from __future__ import annotations
 import json
 
 from benchmarks.engine import predict_cold
-from engine.latency.builder import NetConfig, build_tflite
-from engine.latency.cell import INPUT, OUTPUT, Cell
-
-
-def _model(tmp_path):
-    path = tmp_path / "cell.tflite"
-    path.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
-    return str(path)
+from tests.helpers.latency import tiny_cell_model
 
 
 def test_predict_cold_times_each_model_and_the_floor(tmp_path, capsys):
     out = tmp_path / "cold.json"
-    assert predict_cold.main([_model(tmp_path), "--runs", "1", "--json", str(out)]) == 0
+    assert (
+        predict_cold.main([str(tiny_cell_model(tmp_path)), "--runs", "1", "--json", str(out)]) == 0
+    )
     assert "| this | cell | 1 |" in capsys.readouterr().out
     rows = json.loads(out.read_text())["rows"]
     assert [r["model"] for r in rows] == ["cell", *predict_cold.FLOORS]

@@ -3,8 +3,12 @@ coefficients the predictors must recover."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
+from engine.latency.builder import NetConfig, build_tflite
+from engine.latency.cell import INPUT, OUTPUT, Cell
 from engine.latency.dispatches import AdapterProfile, DispatchInfo
 from engine.latency.predictors import Sample
 from engine.latency.predictors.dispatch import features
@@ -15,6 +19,14 @@ PROFILE = AdapterProfile(
             "subgroup_min": 8, "subgroup_max": 8, "parallel_units": 2},
     alignment=32,
 )  # fmt: skip
+
+
+def tiny_cell_model(folder: Path) -> Path:
+    """The smallest NAS-Bench-101 cell (input -> output: the stem conv and the head only)
+    written as `folder`/cell.tflite: a real model every latency command takes."""
+    path = Path(folder) / "cell.tflite"
+    path.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
+    return path
 
 
 def sample(flops=0, memory=1, y=None, dispatches=(), dispatch_ms=None, h="x") -> Sample:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from engine.latency.builder import NetConfig, build_tflite
-from engine.latency.cell import INPUT, OUTPUT, Cell
 from engine.latency.cli import main
 from engine.model.ir import Graph, Op, Tensor
 from engine.model.writer import write_tflite
-from tests.helpers.latency import PROFILE, dataset
+from tests.helpers.latency import PROFILE, dataset, tiny_cell_model
 
 
 def _error_line(capsys) -> str:
@@ -43,16 +41,14 @@ def test_unsupported_model_is_one_line_exit_2(tmp_path, capsys):
 
 
 def test_unknown_adapter_is_one_line_exit_2(tmp_path, capsys):
-    path = tmp_path / "cell.tflite"
-    path.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
+    path = tiny_cell_model(tmp_path)
     assert main(["predict", str(path), "--adapter", "no-such-gpu"]) == 2
     assert "no predictor fitted for adapter 'no-such-gpu'" in _error_line(capsys)
 
 
 def test_predict_prints_ms_and_breakdown(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ENGINE_LATENCY_CACHE", "0")
-    path = tmp_path / "cell.tflite"
-    path.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
+    path = tiny_cell_model(tmp_path)
     assert main(["predict", str(path), "--predictor", _predictor(tmp_path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith(" ms") and float(out[0].split()[0]) > 0

@@ -7,11 +7,9 @@ import json
 import pytest
 
 from engine.latency import fixed
-from engine.latency.builder import NetConfig, build_tflite
-from engine.latency.cell import INPUT, OUTPUT, Cell
 from engine.latency.cli import main
 from engine.latency.dispatches import IO_DOWN, IO_UP, dispatch_list
-from tests.helpers.latency import PROFILE
+from tests.helpers.latency import PROFILE, tiny_cell_model
 
 TRUE = {"per_run": {"sleep": 0.5, "spin": 0.3}, "per_dispatch": 0.01, "up_ms_per_mb": 2.0,
         "down_ms_per_mb": 4.0}  # fmt: skip
@@ -65,8 +63,7 @@ def _predictor(tmp_path):
 
 def test_predict_prints_gpu_time_fixed_cost_and_their_sum(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ENGINE_LATENCY_CACHE", "0")
-    model = tmp_path / "cell.tflite"
-    model.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
+    model = tiny_cell_model(tmp_path)
     args = ["predict", str(model), "--predictor", _predictor(tmp_path), "--json"]
     assert main(args) == 0
     alone = json.loads(capsys.readouterr().out)

@@ -9,12 +9,10 @@ import sys
 from pathlib import Path
 
 from engine.latency import wgmemo
-from engine.latency.builder import NetConfig, build_tflite
-from engine.latency.cell import INPUT, OUTPUT, Cell
 from engine.latency.dispatches import AdapterProfile
 from engine.latency.predict import predictor_path
 from engine.latency.predictors import load
-from tests.helpers.latency import PROFILE
+from tests.helpers.latency import PROFILE, tiny_cell_model
 
 ROOT = Path(__file__).resolve().parents[2]  # this checkout: its engine is the one tested
 
@@ -27,8 +25,7 @@ print("imported:", [m for m in ("wgpu", "jinja2", "xgboost") if m in sys.modules
 
 
 def test_first_predict_imports_no_wgpu_jinja2_or_xgboost(tmp_path):
-    model = tmp_path / "cell.tflite"
-    model.write_bytes(build_tflite(Cell.make([[0, 1], [0, 0]], [INPUT, OUTPUT]), NetConfig()))
+    model = tiny_cell_model(tmp_path)
     env = {"ENGINE_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
     r = subprocess.run([sys.executable, "-c", CHECK, str(model)], cwd=ROOT, env=env,
                        capture_output=True, text=True, check=False)  # fmt: skip
