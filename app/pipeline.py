@@ -38,6 +38,7 @@ from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.timeline import FrameRecord, Timeline
 from engine.gpu import (
+    MAP_READ_SUBMITTED,
     SYNC_MODES,
     Fence,
     GpuMarks,
@@ -91,8 +92,6 @@ class _Slot:
         """The copied frame as BGR uint8 (H x W x 3, what the encoder takes), after the
         fence: converted straight from the mapped memory (one pass, no copy before it)."""
         import cv2
-
-        from engine.gpu import MAP_READ_SUBMITTED
 
         buf, (w, h), row = self._readback
         buf.map_sync(MAP_READ_SUBMITTED)

@@ -24,18 +24,15 @@ from benchmarks.common import Bench, probe_adapter, table
 from engine.catalog.paths import assets_dir, models_dir
 
 PEER = Path(__file__).resolve().parent / "mediapipe_peer.py"  # runs in the side venv
-# effect -> (clip, ar-demo's model options): the face effects on the sample clip (one
-# face), hands and pose on the people clip (hands and bodies, cuts), as the solutions
-# table of docs/benchmarks.md
+# effect -> (clip, its models: .tflite names, or the name of an ar-demo --solution): the
+# face effects on the sample clip (one face), hands and pose on the people clip (hands and
+# bodies, cuts), as the solutions table of docs/benchmarks.md
 EFFECTS = {
-    "segmentation": ("sample.mp4", ["--model", "selfie_segmentation"]),
-    "face-detection": ("sample.mp4", ["--model", "face_detection_short_range"]),
-    "face-mesh": (
-        "sample.mp4",
-        ["--model", "face_detection_short_range", "--model", "face_landmark"],
-    ),  # fmt: skip
-    "hands": ("people.mp4", ["--solution", "hands"]),
-    "pose": ("people.mp4", ["--solution", "pose"]),
+    "segmentation": ("sample.mp4", ["selfie_segmentation"]),
+    "face-detection": ("sample.mp4", ["face_detection_short_range"]),
+    "face-mesh": ("sample.mp4", ["face_detection_short_range", "face_landmark"]),
+    "hands": ("people.mp4", "hands"),
+    "pose": ("people.mp4", "pose"),
 }
 
 
@@ -44,10 +41,11 @@ def clip(effect: str) -> Path:
 
 
 def model_options(effect: str) -> list[str]:
-    """ar-demo's options for the effect's models: --model names become the files."""
-    args = EFFECTS[effect][1]
-    return [str(models_dir() / f"{a}.tflite") if prev == "--model" else a
-            for prev, a in zip(["", *args], args, strict=False)]  # fmt: skip
+    """ar-demo's options for the effect's models."""
+    models = EFFECTS[effect][1]
+    if isinstance(models, str):
+        return ["--solution", models]
+    return [a for m in models for a in ("--model", str(models_dir() / f"{m}.tflite"))]
 
 
 def mediapipe_python(path: str | None) -> str:

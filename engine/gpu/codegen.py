@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.gpu.wgsl_cache import cached_render
 from engine.model.elementwise import UNARY
 
 if TYPE_CHECKING:  # jinja2 is imported where a template is rendered: engine-latency
@@ -77,8 +78,6 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 def render(template: str, **params) -> str:
     """Render the template with `params` (every variable must be given); the engine's
     templates come from the disk when rendered before (engine/gpu/wgsl_cache.py)."""
-    from engine.gpu.wgsl_cache import cached_render
-
     return cached_render(template, params, lambda: _env().get_template(template).render(**params),
                          TEMPLATE_DIR)  # fmt: skip
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.gpu.sync import MAP_READ_SUBMITTED
+
 
 class PassTimer:
     """Begin/end timestamps for up to `passes` compute passes of one submit."""
@@ -84,8 +86,6 @@ class GpuMarks:
 
     def read_ms(self) -> dict[str, float]:
         """Stage -> GPU ms (stages with the same name add up); call after the wait."""
-        from engine.gpu.sync import MAP_READ_SUBMITTED
-
         n = len(self.names)
         self.readable.map_sync(MAP_READ_SUBMITTED, 0, 8 * n)
         ticks = np.frombuffer(self.readable.read_mapped(0, 8 * n), np.uint64).astype(np.float64)
