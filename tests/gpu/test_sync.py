@@ -37,11 +37,10 @@ def test_wait_mapped_reads_what_the_gpu_copied(mode):
         fence.signal(encoder)
         CTX.device.queue.submit([encoder.finish()])
         fence.wait(mode)
-        wall_ms, cpu_ms = wait_mapped(CTX.device, [dst], mode)
+        wait_mapped(CTX.device, [dst], mode)
         got = np.frombuffer(dst.read_mapped(), np.uint32).copy()
         dst.unmap()
         assert np.array_equal(got, data), size
-        assert wall_ms >= 0 and cpu_ms >= 0
 
 
 def test_map_mode_is_one_wgpu_accepts():
