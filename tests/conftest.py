@@ -17,8 +17,9 @@ pytest.register_assert_rewrite("tests.helpers")
 from tests.helpers.ci import missing  # noqa: E402  (after ENGINE_CACHE_DIR is set)
 from tests.helpers.files import ASSETS_DIR  # noqa: E402
 
-# The skip ledger and CI's rules (tests/helpers/ci.py); the tier markers (tests/helpers/tiers.py).
-pytest_plugins = ("tests.helpers.ci", "tests.helpers.tiers")
+# The skip ledger and CI's rules (tests/helpers/ci.py); the tier markers (tests/helpers/tiers.py);
+# a hung test's stacks in the run's output, its processes killed (tests/helpers/hangs.py).
+pytest_plugins = ("tests.helpers.ci", "tests.helpers.tiers", "tests.helpers.hangs")
 
 
 def _stable_hypothesis() -> None:

@@ -119,7 +119,7 @@ def launch(display: str, tmp_path: Path, *extra: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
-def shots_until_exit(proc, fb: Path, on_shot=None, limit_s: float = 600.0):
+def shots_until_exit(proc, fb: Path, on_shot=None, limit_s: float = 300.0):
     """(seconds since launch, screenshot) every POLL_S until the process ends (`limit_s`
     only ends a hung run)."""
     t0, out = time.perf_counter(), []
@@ -134,6 +134,10 @@ def shots_until_exit(proc, fb: Path, on_shot=None, limit_s: float = 600.0):
 
 
 def finish(proc, tmp_path: Path) -> tuple[str, dict]:
+    if proc.poll() is None:  # shots_until_exit gave up: a hung run, ended here
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"ar-demo's window run did not end; its stderr: {err[-2000:]}")
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
     return out, json.loads((tmp_path / "stats.json").read_text())
