@@ -1,5 +1,5 @@
 """A hung test under xdist (tests/helpers/hangs.py): its stacks reach the run's output, the
-processes it started are killed, the run goes on to the next test."""
+processes it started are killed, the test is reported as failed."""
 
 from __future__ import annotations
 
@@ -35,10 +35,12 @@ def test_a_hung_test_dumps_its_stacks_and_kills_its_child(tmp_path):
     )  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
-    assert "test_sample.py::test_hangs_in_a_child still running after 5 s" in out
-    assert "in test_hangs_in_a_child" in out  # the hung test's frame in the stacks
-    assert "killed 1 processes it started" in out
-    assert "1 failed, 1 passed" in out  # the run went on
+    assert "test_sample.py::test_hangs_in_a_child still running after 5 s" in out, out
+    assert "in test_hangs_in_a_child" in out, out  # the hung test's frame in the stacks
+    assert "killed 1 processes it started" in out, out
+    # reported as a failure; whether xdist then runs the worker's other tests on a new
+    # worker depends on whether it had told the worker to stop (a race: seen both ways)
+    assert "1 failed" in out and "worker 'gw0' crashed while running" in out, out
     pid = int((tmp_path / "child.pid").read_text())
     time.sleep(0.2)  # SIGKILL is asynchronous; a killed child is a zombie until reaped
     state = _state(pid)
