@@ -244,3 +244,27 @@ def test_a_large_output_converts_in_a_2d_grid():
                   [Op("RELU", (0,), (1,), {})], [0], [1], name="large")  # fmt: skip
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     np.testing.assert_array_equal(Engine(graph).run({"x": x})["y"], np.maximum(x, 0))
+
+
+def test_from_tflite_reports_the_file_first_then_the_device(tmp_path):
+    """from_tflite: a bad file raises its ModelError whatever the adapter, a device that
+    cannot be made its DeviceError; engines share the process's context and compute what
+    an engine over the same graph computes."""
+    from engine.errors import DeviceError, ModelError
+    from engine.gpu.device import shared_context
+    from engine.model.importer import load_tflite
+    from tests.helpers.latency import tiny_cell_model
+
+    model = tiny_cell_model(tmp_path)
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"not a model at all")
+    with pytest.raises(ModelError, match="bad.tflite"):
+        Engine.from_tflite(bad, adapter="no-such-adapter")
+    with pytest.raises(DeviceError, match="no WebGPU adapter matches 'no-such-adapter'"):
+        Engine.from_tflite(model, adapter="no-such-adapter")
+    engine = Engine.from_tflite(model)
+    assert engine.ctx is shared_context()
+    feeds = random_feeds(engine.graph, np.random.default_rng(3))
+    want = Engine(load_tflite(model), context=shared_context()).run(feeds)
+    for name, value in engine.run(feeds).items():
+        np.testing.assert_array_equal(value, want[name])
