@@ -81,8 +81,9 @@ format: $(STAMP)
 # whole clip, the 1,400-mutant fuzz, soak runs, the NAS-Bench space count). `make test` is
 # what CI runs: every tier but slow (9.5 min on 2 cores at load 3.5 with warm caches;
 # docs/setup.md has the cold-cache figure). `make test-all` adds the slow tier (40+ min).
+# --durations: the 20 dearest tests end the output, to watch the 25-minute budget in CI.
 test: setup $(STAMP) models assets lint
-	$(PY) -m pytest $(PYTEST_ARGS) $(XDIST) -m "not slow"
+	$(PY) -m pytest $(PYTEST_ARGS) $(XDIST) -m "not slow" --durations=20
 
 # Everything, the slow tier included: before a release, after a change to the solutions.
 test-all: setup $(STAMP) models assets lint
