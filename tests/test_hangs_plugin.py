@@ -9,14 +9,15 @@ import sys
 import time
 
 from tests.helpers.files import ROOT
-from tests.helpers.hangs import descendants
+from tests.helpers.hangs import descendants, proc_stat
 
 SAMPLE = """
-import subprocess, sys, time
+import os, subprocess
 
-def test_hangs_in_a_child(tmp_path):
+def test_hangs_in_a_child():
     child = subprocess.Popen(["sleep", "300"])
-    (tmp_path.parent.parent.parent / "child.pid").write_text(str(child.pid))
+    with open(os.environ["CHILD_PID_FILE"], "w") as f:
+        f.write(str(child.pid))
     child.wait()  # the hang
 
 def test_after_it():
@@ -27,7 +28,8 @@ def test_after_it():
 def test_a_hung_test_dumps_its_stacks_and_kills_its_child(tmp_path):
     (tmp_path / "test_sample.py").write_text(SAMPLE)
     (tmp_path / "pytest.ini").write_text("[pytest]\ntimeout = 5\ntimeout_method = thread\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    pid_file = tmp_path / "child.pid"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CHILD_PID_FILE": str(pid_file)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "tests.helpers.hangs", "-p", "no:cacheprovider",
          "-n", "1", "--basetemp", str(tmp_path / "t"), "test_sample.py"],
@@ -41,9 +43,10 @@ def test_a_hung_test_dumps_its_stacks_and_kills_its_child(tmp_path):
     # reported as a failure; whether xdist then runs the worker's other tests on a new
     # worker depends on whether it had told the worker to stop (a race: seen both ways)
     assert "1 failed" in out and "worker 'gw0' crashed while running" in out, out
-    pid = int((tmp_path / "child.pid").read_text())
+    pid = int(pid_file.read_text())
     time.sleep(0.2)  # SIGKILL is asynchronous; a killed child is a zombie until reaped
-    state = _state(pid)
+    fields = proc_stat(pid)
+    state = fields[0] if fields else None
     assert state in (None, "Z"), f"the hung test's child {pid} lives on ({state})"
 
 
@@ -60,10 +63,3 @@ def test_descendants_follow_grandchildren():
             os.kill(pid, 9)
         child.kill()
         child.wait()
-
-
-def _state(pid: int) -> str | None:
-    try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None

@@ -56,21 +56,27 @@ def _end_hung_test(item, timeout: float) -> None:
         os._exit(1)
 
 
+def proc_stat(pid: int) -> list[str] | None:
+    """/proc/PID/stat after the command name (state, ppid, ...); None once it is gone."""
+    try:
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def descendants(pid: int) -> list[int]:
     """The processes below `pid` (children first), from /proc's parent links."""
     parent = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        parent[int(stat.parent.name)] = int(fields[1])
-    found, frontier = [], [pid]
+    for entry in Path("/proc").glob("[0-9]*"):
+        fields = proc_stat(int(entry.name))
+        if fields is not None:
+            parent[int(entry.name)] = int(fields[1])
+    found, frontier = [], {pid}
     while frontier:
         kids = [p for p, pp in parent.items() if pp in frontier]
         found += kids
-        frontier = kids
+        frontier = set(kids)
     return found
 
 
