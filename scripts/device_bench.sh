@@ -7,7 +7,8 @@
 # 50 MB, under the tool's 64 MiB), made here first by `bash scripts/device_bench.sh prepare`:
 #   .gl/   Vulkan loader + GL debs (apt-get download)
 #   .whl/  cp312 wheels the GPU image lacks: wgpu, rendercanvas, tflite, platformdirs,
-#          ai-edge-litert, backports.strenum, cffi, pycparser, onnxruntime-webgpu, tflite2onnx
+#          ai-edge-litert, backports.strenum, cffi, pycparser (ORT=1: onnxruntime-webgpu and
+#          tflite2onnx too, for the bench step's ONNX peer)
 # then `run` with carry [".gl", ".whl", "models/<each of the three>.tflite",
 # "assets/astronaut.png" (pytest), ".devdata" (latency)]
 # and the command `bash scripts/device_bench.sh setup probe bench ...`.
@@ -36,6 +37,11 @@
 #   backends    adapter enumeration + device in fresh processes, wgpu's instance with every
 #               backend vs the primary ones (what engine/gpu/device.py asks for), alternating
 #   sync        engine-bench vs XNNPACK (all cores): --sync sleep, then spin
+#   first       first_result, default (optimized) kernels beside LiteRT GPU, cold and warm
+#   fixed       engine-latency measure-fixed: the host's fixed cost of run()
+#   appmodels   engine-latency measure --models: the three app models as dataset rows
+#   cells N S K the lavapipe dataset's first N cells, S seconds, K processes sharing the
+#               GPU through a lock (engine-latency measure --shard I/K --lock)
 # Results go to $RES (default out/device; JSON + markdown), a line of progress per step on
 # stdout. With PACK=FILE (the device tool: PACK=$OUT/results.tgz) $RES is packed into FILE
 # after every step, so a run cut off at its time limit still returns the steps it finished
@@ -70,7 +76,7 @@ step_prepare() {
   "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp $platforms --platform any -d .whl wgpu==0.32.0 rendercanvas \
     tflite==2.18.0 platformdirs ai-edge-litert==2.3.0 backports.strenum cffi pycparser \
-    onnxruntime-webgpu tflite2onnx
+    ${ORT:+onnxruntime-webgpu tflite2onnx}
 }
 
 step_setup() {
@@ -81,6 +87,10 @@ step_setup() {
   # the GPU image sets PYTHONDONTWRITEBYTECODE=1: without this every process compiles
   # wgpu-py, jinja2 and the engine from source (0.2-0.4 s of each start-up figure)
   "$PY" -m compileall -q -j 0 /tmp/site engine app >/dev/null
+  # ... and the image's own numpy and jinja2, which pip would have byte-compiled on an
+  # ordinary install (both the engine and LiteRT's first-result processes import numpy)
+  "$PY" -m compileall -q -j 0 "$("$PY" -c 'import numpy, os; print(os.path.dirname(numpy.__file__))')" \
+    "$("$PY" -c 'import jinja2, os; print(os.path.dirname(jinja2.__file__))')" >/dev/null
   # the ONNX peer's interpreter: engine-bench clears PYTHONPATH for its worker (the side
   # venv must not import this project), so this one sets it to the wheels alone
   printf '#!/bin/sh\nPYTHONPATH=/tmp/site exec %s "$@"\n' "$(command -v "$PY")" >/tmp/ortpy
@@ -151,6 +161,11 @@ step_startup() {
     --cache cold --rounds 2 --json "$RES/first-result-1thread.json" | tail -3
 }
 
+step_first() { # first_result with the default kernels beside LiteRT GPU, cold and warm
+  cli 200 benchmarks.engine.first_result "${MODELS[@]}" --kernels optimized --litert \
+    --cache cold warm --rounds 3 --json "$RES/first-result.json" | tee "$RES/first-result.md"
+}
+
 step_submits() {
   cli 90 benchmarks.engine.submit_sweep "${MODELS[@]}" --litert --json "$RES/submits-fp32.json" \
     | tee "$RES/submits-fp32.md"
@@ -214,6 +229,28 @@ step_latency() {
     --cells "$n" --litert-threads 0 --no-progress --out "$RES/nvidia.csv.gz"
 }
 
+step_fixed() { # the host's fixed cost of run() on this adapter (engine-latency measure-fixed)
+  cli 120 engine.latency.cli measure-fixed --out "$RES/fixed.json"
+}
+
+step_appmodels() { # the app's three models, measured as the dataset's rows are
+  cli 90 engine.latency.cli measure --models "${MODELS[@]}" --litert-threads 0 --no-progress \
+    --out "$RES/models.csv.gz"
+}
+
+step_cells() { # cells N S K: the lavapipe dataset's first N cells in at most S seconds, K
+  # processes each on its own shard, taking turns on the GPU (--lock) while the others build
+  # and compile; one dataset per shard (cells-I.csv.gz), merged here afterwards
+  local n=$1 budget=$2 k=$3 i
+  for ((i = 0; i < k; i++)); do
+    cli "$budget" engine.latency.cli measure --repeat data/latency/lavapipe.csv.gz --cells "$n" \
+      --litert-threads 0 --no-progress --shard "$i/$k" --lock /tmp/measure.lock \
+      --out "$RES/cells-$i.csv.gz" >"$RES/cells-$i.log" 2>&1 &
+  done
+  wait
+  tail -n 2 "$RES"/cells-*.log
+}
+
 while [ $# -gt 0 ]; do
   step=$1
   shift
@@ -223,6 +260,11 @@ while [ $# -gt 0 ]; do
       step_latency "$1" "$2"
       rc=$?
       shift 2
+      ;;
+    cells)
+      step_cells "$1" "$2" "$3"
+      rc=$?
+      shift 3
       ;;
     *)
       "step_$step"

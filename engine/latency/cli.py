@@ -86,6 +86,15 @@ def _parser() -> argparse.ArgumentParser:
         "(into --out: the noise floor of `report --repeat`)",
     )
     m.add_argument("--out", help="dataset (default data/latency/<adapter>.csv.gz)")
+    m.add_argument(
+        "--shard",
+        help="I/K: measure jobs I, I+K, I+2K ... only (K processes, each with its own --out)",
+    )
+    m.add_argument(
+        "--lock",
+        help="a file the K processes share: one at a time times its group on the adapter "
+        "while the others compile (POSIX)",
+    )
     _engine_args(m)
     m.add_argument("--runs", type=int, default=50)
     m.add_argument("--warmup", type=int, default=5)
@@ -239,9 +248,10 @@ def _measure(args) -> int:
     else:
         jobs, total = _cell_jobs(args)
         out = args.out or default_path(adapter_slug(ctx.info))
+    jobs, total = measure.shard(jobs, total, args.shard)
     n = measure.run(jobs, total, out, ctx, args.precision, protocol,
                     args.litert_threads or None, args.profile_runs,
-                    progress=not args.no_progress)  # fmt: skip
+                    progress=not args.no_progress, lock=args.lock)  # fmt: skip
     print(f"{n} new rows in {out}")
     return 0
 

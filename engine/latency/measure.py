@@ -36,10 +36,12 @@ default), timed around invoke().
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import time
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,10 +265,16 @@ def finish(p: Prepared, times_ms: list[float], ctx, profile: AdapterProfile, pre
 
 def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision: str = "fp32",
         protocol: Protocol = Protocol(), litert_threads: int | None = 1, profile_runs: int = 3,
-        progress: bool = True, flush_every: int = 10, skip: set | None = None) -> int:  # fmt: skip
+        progress: bool = True, flush_every: int = 10, skip: set | None = None,
+        lock: str | os.PathLike | None = None) -> int:  # fmt: skip
     """Measure every job whose (hash, config, precision) is not in `out` yet, `flush_every`
     at a time in rounds (module docstring); append their rows after each group. Returns
-    the number of rows written. One tqdm bar over `total` jobs."""
+    the number of rows written. One tqdm bar over `total` jobs.
+
+    `lock`: a file several measuring processes share (each on its own `shard`). A group's
+    timing (warm-up, timed runs, profile(), LiteRT) holds it exclusively, so one process
+    at a time runs on the adapter while the others build and compile their next group:
+    on a GPU, where compiling a cell takes several times as long as timing it."""
     import json
 
     from tqdm import tqdm
@@ -284,20 +292,21 @@ def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision:
     def measure_group() -> None:
         nonlocal written
         fns = [lambda p=p: p.engine.run(p.feeds) for p in group]
-        try:
-            timings = timed_round_robin(fns, protocol)
-        except Exception:  # a run that fails: each cell alone, so only that one fails
-            timings = [_alone(fn, protocol) for fn in fns]
         rows = []
-        for p, times in zip(group, timings, strict=True):
-            if times is None:
-                _failed(bar, p.job, RuntimeError("run() failed"))
-                continue
+        with exclusive(lock):
             try:
-                rows.append(finish(p, times, ctx, profile, precision, protocol, litert_threads,
-                                   profile_runs, commit))  # fmt: skip
-            except Exception as exc:  # a device error on one model (e.g. a validation error)
-                _failed(bar, p.job, exc)
+                timings = timed_round_robin(fns, protocol)
+            except Exception:  # a run that fails: each cell alone, so only that one fails
+                timings = [_alone(fn, protocol) for fn in fns]
+            for p, times in zip(group, timings, strict=True):
+                if times is None:
+                    _failed(bar, p.job, RuntimeError("run() failed"))
+                    continue
+                try:
+                    rows.append(finish(p, times, ctx, profile, precision, protocol,
+                                       litert_threads, profile_runs, commit))  # fmt: skip
+                except Exception as exc:  # a device error on one model (a validation error)
+                    _failed(bar, p.job, exc)
         dataset.append_rows(out, rows)
         written += len(rows)
         bar.update(len(group))
@@ -327,6 +336,35 @@ def run(jobs: Iterable[Job], total: int, out: str | os.PathLike, ctx, precision:
         measure_group()
     bar.close()
     return written
+
+
+@contextmanager
+def exclusive(path: str | os.PathLike | None):
+    """Hold an exclusive lock on `path` (created if missing) for the block; no lock: None."""
+    if path is None:
+        yield
+        return
+    import fcntl  # POSIX only: --lock is for a Linux GPU machine (scripts/device_bench.sh)
+
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def shard(jobs: Iterable[Job], total: int, spec: str | None) -> tuple[Iterable[Job], int]:
+    """Jobs I, I+K, I+2K ... of `jobs` for spec "I/K" (0 <= I < K), and how many."""
+    if not spec:
+        return jobs, total
+    try:
+        i, k = (int(x) for x in spec.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {spec}: expected I/K, e.g. 0/4") from None
+    if not 0 <= i < k:
+        raise ValueError(f"--shard {spec}: I must be in 0..K-1")
+    return itertools.islice(jobs, i, None, k), len(range(i, total, k))
 
 
 def _alone(fn, protocol: Protocol) -> list[float] | None:
