@@ -27,10 +27,13 @@ from pathlib import Path
 from engine.errors import EngineError
 from engine.latency.repeat import STATS
 
+TARGETS = (*STATS, "gpu")  # predictors.TARGETS, without importing numpy for --help
+
 DATA = Path("data/latency")
 SPACE = DATA / "space.jsonl.gz"
 TARGET_HELP = ("the label: a statistic of each cell's runs (default repeat.LABEL; mean: "
-               "LETI's; datasets before the round-robin protocol: mean or median)")  # fmt: skip
+               "LETI's; datasets before the round-robin protocol: mean or median), or gpu: "
+               "the GPU time of its profiled dispatches (timestamp queries)")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--kernels", help="generated single-layer models (measure --kernels)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", default=str(DATA / "predictors"))
-    f.add_argument("--target", choices=STATS, help=TARGET_HELP)
+    f.add_argument("--target", choices=TARGETS, help=TARGET_HELP)
     f.add_argument(
         "--install",
         action="store_true",
@@ -144,12 +147,17 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--models", help="measured models/ dataset (beyond the training space)")
     r.add_argument("--repeat", help="a second measurement of some cells (noise floor)")
     r.add_argument(
+        "--second",
+        help="the same cells measured on another adapter class (adaptation from 10 and "
+        "100 of its models)",
+    )
+    r.add_argument(
         "--kernels",
         help="generated single-layer models (measure --kernels): "
         "adds the row (e+) and feeds the beyond-the-space predictor",
     )
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--target", choices=STATS, help=TARGET_HELP)
+    r.add_argument("--target", choices=TARGETS, help=TARGET_HELP)
     r.add_argument("--out", default="out/latency")
     r.set_defaults(func=_report)
 
@@ -325,7 +333,7 @@ def _report(args) -> int:
     from engine.latency.report import write_report
 
     paths = write_report(args.dataset, args.out, args.seed, args.models, args.repeat,
-                         args.target or LABEL, args.kernels)  # fmt: skip
+                         args.target or LABEL, args.kernels, args.second)  # fmt: skip
     for p in paths:
         print(p)
     return 0

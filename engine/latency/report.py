@@ -9,7 +9,12 @@ lines; needs matplotlib). Sections:
   Acc@ within the same tolerances: no predictor can beat it; and per statistic of the
   runs (min, p10, median, mean), the share of cells that agree (repeat.py);
 - beyond the space: the dispatch-level predictor fitted on all uniform cells predicts
-  every model of a measured models/ dataset (`--models`).
+  every model of a measured models/ dataset (`--models`);
+- adaptation (`--second`: the same cells measured on another adapter class): the
+  dispatch-level predictor fitted on this class's 50% split, carried to the other with
+  10 and 100 of its models (DispatchLevel.adapted), against one fitted on those models
+  alone; both tested on the other class's cells outside this class's training half.
+The label (`target`): a statistic of run() or "gpu", the GPU time of the dispatch list.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import json
 import math
 import os
 from pathlib import Path
+
+import numpy as np
 
 from engine.latency.predictors import (
     KINDS,
@@ -28,13 +35,16 @@ from engine.latency.predictors import (
     samples,
     split,
 )
-from engine.latency.predictors.base import within
+from engine.latency.predictors.base import label, within
 from engine.latency.repeat import agreement
 from engine.latency.repeat import markdown as repeat_markdown
 
-TABLE_KINDS = ("lut", "flops", "better_flops", "xgboost", "dispatch", "dispatch+kernels")
+TABLE_KINDS = ("lut", "flops", "better_flops", "xgboost", "dispatch-families", "dispatch",
+               "dispatch+kernels")  # fmt: skip
 NAMES = {"lut": "(a) look-up table", "flops": "(b) FLOPs", "better_flops": "(c) Better FLOPs",
-         "xgboost": "(d) XGBoost (58 features)", "dispatch": "(e) dispatch-level (ours)",
+         "xgboost": "(d) XGBoost (58 features)",
+         "dispatch-families": "(e-) dispatch-level, family models only",
+         "dispatch": "(e) dispatch-level (ours)",
          "dispatch+kernels": "(e+) dispatch-level + generated kernels"}  # fmt: skip
 
 
@@ -45,6 +55,8 @@ def fit_predict(kind: str, train, test, profile: dict, table: dict,
         if not kernels:
             return None
         return make("dispatch", profile).fit(train, kernels).predict_many(test)
+    if kind == "dispatch-families":  # without the measured dispatches: what they add
+        return make("dispatch", profile).fit(train, measured=False).predict_many(test)
     p = make(kind, profile)
     if kind == "lut":
         if not table:
@@ -81,12 +93,35 @@ def kernel_accuracy(train, test, profile: dict, kernels=()) -> dict:
             for k, v in sorted(by.items())}  # fmt: skip
 
 
+ADAPT_SAMPLES = (10, 100)
+
+
+def adaptation(first, second, profile: dict, seed: int = 0) -> dict:
+    """Carrying the dispatch-level predictor from `first`'s adapter class to `second`'s
+    (both: samples of the same label): {k: {"adapted": metrics, "alone": metrics}}."""
+    train, _ = split(first, 0.5, seed)
+    seen = {s.hash for s in train}
+    pool = [s for s in second if s.tag == "uniform"]
+    order = np.random.default_rng(seed).permutation(len(pool))
+    few = [pool[i] for i in order if pool[i].hash in seen]
+    test = [s for s in pool if s.hash not in seen]
+    base = make("dispatch", profile).fit(train)
+    trues = [s.y for s in test]
+    out = {"test": len(test), "as_is": metrics(base.predict_many(test), trues)}
+    for k in ADAPT_SAMPLES:
+        if len(few) < k:
+            continue
+        alone = make("dispatch", profile).fit(few[:k])
+        out[k] = {"adapted": metrics(base.adapted(few[:k]).predict_many(test), trues),
+                  "alone": metrics(alone.predict_many(test), trues)}  # fmt: skip
+    return out
+
+
 def noise_floor(first: list[dict], second: list[dict], target: str = "mean") -> dict:
     """Acc@ of a repeated measurement of the same cells against the first one."""
-    col = f"engine_{target}_ms"
-    a = {(r["hash"], r["precision"]): r[col] for r in first}
-    pairs = [(r[col], a[(r["hash"], r["precision"])]) for r in second
-             if (r["hash"], r["precision"]) in a]  # fmt: skip
+    a = {(r["hash"], r["precision"]): label(r, target) for r in first}
+    pairs = [(label(r, target), a[(r["hash"], r["precision"])]) for r in second
+             if a.get((r["hash"], r["precision"])) and label(r, target)]  # fmt: skip
     if not pairs:
         return {}
     return metrics([p for p, _ in pairs], [t for _, t in pairs])
@@ -111,7 +146,8 @@ def beyond_space(cells, models: list[dict], profile: dict, target: str = "mean",
 
 def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int = 0,
                  models: str | None = None, repeat: str | None = None,
-                 target: str = "mean", kernels: str | None = None) -> list[Path]:  # fmt: skip
+                 target: str = "mean", kernels: str | None = None,
+                 second: str | None = None) -> list[Path]:  # fmt: skip
     from engine.latency.dataset import profile_path, read_rows
     from engine.latency.lut import ops_path, read_table
 
@@ -150,6 +186,11 @@ def write_report(dataset: str | os.PathLike, out: str | os.PathLike, seed: int =
     if models:
         doc["beyond_space"] = beyond_space(items, read_rows(models), profile, target, extra)
         doc["beyond_space_kernels"] = len(extra)
+    if second:
+        other = read_rows(second)
+        doc["adaptation"] = {"second": str(second),
+                             "adapter": json.loads(profile_path(second).read_text())["name"],
+                             **adaptation(items, samples(other, target), profile, seed)}  # fmt: skip
     paths = [out / "report.json", out / "report.md"]
     paths[0].write_text(json.dumps(doc, indent=1) + "\n")
     paths[1].write_text(markdown(doc))
@@ -169,6 +210,12 @@ def _load_summary(rows: list[dict]) -> dict:
     return {"min": loads[0], "median": loads[len(loads) // 2], "max": loads[-1]}
 
 
+def _target_words(target: str) -> str:
+    if target == "gpu":
+        return "the GPU time of the dispatch list (its profiled dispatches summed)"
+    return f"the engine's {target} run() time"
+
+
 def _table(title: str, results: dict) -> list[str]:
     lines = [f"### {title}", "", "| predictor | train | Acc@±1% | Acc@±5% | Acc@±10% | RMSE (ms) | MAPE |",
              "|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
@@ -183,8 +230,8 @@ def _table(title: str, results: dict) -> list[str]:
 
 def markdown(doc: dict) -> str:
     lines = [f"# Latency predictors on {doc['adapter']} ({doc['driver']})", "",
-             f"Dataset {doc['dataset']}: {doc['rows']} rows, target: the engine's "
-             f"{doc['target']} run time; engine {doc['engine']} "
+             f"Dataset {doc['dataset']}: {doc['rows']} rows, target: {_target_words(doc['target'])}; "
+             f"engine {doc['engine']} "
              f"(commits {', '.join(doc['engine_commit'])}); load average during measurement "
              f"{doc['load_avg']}; median run std/mean {100 * doc['run_std_over_mean']:.1f}%.", ""]  # fmt: skip
     for frac, res in doc["splits"].items():
@@ -217,7 +264,25 @@ def markdown(doc: dict) -> str:
             lines.append(f"| {r['model']} | {r['dispatches']} | {r['measured_ms']:.2f} | "
                          f"{r['predicted_ms']:.2f} | {r['error_pct']:+.1f}% |")  # fmt: skip
         lines.append("")
+    if doc.get("adaptation"):
+        lines += _adaptation_table(doc["adaptation"])
     return "\n".join(lines)
+
+
+def _adaptation_table(a: dict) -> list[str]:
+    lines = [f"### Adaptation to {a['adapter']} ({a['second']}: {a['test']} test cells)", "",
+             "| predictor | Acc@±5% | Acc@±10% | MAPE |", "|---|---:|---:|---:|"]  # fmt: skip
+
+    def row(name: str, m: dict) -> str:
+        return f"| {name} | {100 * m['acc5']:.1f}% | {100 * m['acc10']:.1f}% | {m['mape']:.1f}% |"
+
+    lines.append(row("this class's predictor as is", a["as_is"]))
+    for k in ADAPT_SAMPLES:
+        if str(k) in a or k in a:
+            r = a.get(k) or a[str(k)]
+            lines.append(row(f"adapted with {k} models", r["adapted"]))
+            lines.append(row(f"fitted on those {k} alone", r["alone"]))
+    return lines + [""]
 
 
 def scatter_plots(results: dict, out: Path) -> list[Path]:
@@ -256,4 +321,4 @@ def scatter_plots(results: dict, out: Path) -> list[Path]:
     return paths
 
 
-assert set(TABLE_KINDS) == {*KINDS, "dispatch+kernels"}
+assert set(TABLE_KINDS) == {*KINDS, "dispatch+kernels", "dispatch-families"}

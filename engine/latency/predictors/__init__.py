@@ -16,7 +16,14 @@ import os
 import shutil
 from pathlib import Path
 
-from engine.latency.predictors.base import Predictor, Sample, engine_fingerprint, metrics
+from engine.latency.predictors.base import (
+    GPU,
+    Predictor,
+    Sample,
+    engine_fingerprint,
+    label,
+    metrics,
+)
 from engine.latency.predictors.dispatch import DispatchLevel
 from engine.latency.predictors.flops import BetterFlops, FlopsLinear
 from engine.latency.predictors.lut import LookupTable
@@ -61,17 +68,21 @@ def load(path: str | os.PathLike) -> Predictor:
     return p
 
 
-TARGETS = STATS  # engine_<target>_ms: min, p10, median, mean (LETI's)
+TARGETS = (*STATS, GPU)  # engine_<target>_ms: min, p10, median, mean (LETI's); gpu time
 
 
 def samples(rows: list[dict], target: str = "mean") -> list[Sample]:
-    """Measured rows as samples; y is the engine's `target` statistic of its run times."""
+    """Measured rows as samples; y is the engine's `target` statistic of its run times, or
+    (target "gpu") the GPU time of its profiled dispatches."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
-    if rows and all(r.get(f"engine_{target}_ms") is None for r in rows):
+    if rows and all(label(r, target) is None for r in rows):
+        if target == GPU:
+            raise ValueError("the dataset has no per-dispatch GPU times (measured on an "
+                             "adapter without timestamp queries, or --profile-runs 0)")  # fmt: skip
         raise ValueError(f"the dataset has no engine_{target}_ms (measured before the "
                          "round-robin protocol): --target mean or median")  # fmt: skip
-    return [Sample.from_row(r, target) for r in rows if r.get(f"engine_{target}_ms")]
+    return [Sample.from_row(r, target) for r in rows if label(r, target)]
 
 
 def split(items: list[Sample], train: float, seed: int = 0) -> tuple[list, list]:

@@ -15,6 +15,17 @@ dispatch list of t_family(dispatch) + t_io(the io conversions), where
   from the totals (the sum of the per-family features is linear in them);
 - a family never seen in training falls back to the "generic" model fitted on all
   dispatches;
+- a dispatch measured in training (the same kernel, shapes, work groups and storage:
+  `signature`, its place in the model aside) is priced at its median profiled time
+  there (`measured`), not by its family's model, where that pays: fit on half the
+  training models, it predicts the other half's labels better than the family models
+  (`measured_pays`; on lavapipe, whose per-dispatch timestamps are noisy, it does not). On a GPU one family's time is not
+  linear in its costs: the H100's 3x3 convolutions were 0.27-1.55x their family model
+  (waves of work groups over the SMs, tiles), while the same dispatch in another cell
+  took 0.96-1.05x its median; NAS cells share their layer shapes, so 5% of the cells
+  cover 99.7% of the other cells' dispatches (docs/latency.md). Only the models'
+  dispatches go in (a generated single layer runs alone, off the cache its neighbours
+  leave: its time is not that of the same dispatch inside a model);
 - the io conversions (hwc_to_phwc4 per input, phwc4_to_hwc per output) are not
   profiled (Engine.profile times the model's dispatches only), and with them go the
   upload and the readback the wall clock holds: t_io = io_ms_per_mb x the MB they move,
@@ -29,6 +40,8 @@ Evaluation is plain Python over a few dozen coefficients: no numpy needed to pre
 """
 
 from __future__ import annotations
+
+import json
 
 from engine.latency.dispatches import DispatchInfo
 from engine.latency.predictors.base import Predictor, Sample, lstsq_nonneg
@@ -49,6 +62,11 @@ def family(d: DispatchInfo) -> str:
 
 def io_mb(d: DispatchInfo) -> float:
     return (d.bytes_read + d.bytes_written) / 1e6
+
+
+def signature(d: DispatchInfo) -> str:
+    """What a dispatch does, whatever its place in the model: every field but op_index."""
+    return json.dumps(d.to_list()[1:], separators=(",", ":"))
 
 
 def features(d: DispatchInfo, units: int) -> list[float]:
@@ -76,7 +94,13 @@ class DispatchLevel(Predictor):
         return int(self.params.get("units") or 1)
 
     def kernel_ms(self, d: DispatchInfo) -> float:
-        """Predicted time of one dispatch on its own (before the model-level scale)."""
+        """Predicted time of one dispatch on its own (before the model-level scale): its
+        median where it was measured in training, else its family's model."""
+        measured = self.params.get("measured")
+        if measured:
+            ms = measured.get(signature(d))
+            if ms is not None:
+                return ms
         fams = self.params["families"]
         w = fams.get(family(d)) or fams[GENERIC]
         return max(0.0, _dot(w, features(d, self.units)))
@@ -95,30 +119,22 @@ class DispatchLevel(Predictor):
     def predict(self, sample: Sample) -> float:
         return self.params["per_run"] + sum(self.breakdown(sample))
 
-    def fit(self, samples: list[Sample], kernels: list[Sample] = ()) -> DispatchLevel:
+    def fit(self, samples: list[Sample], kernels: list[Sample] = (),
+            measured: bool | None = None) -> DispatchLevel:  # fmt: skip
         """Fit on `samples` (models); `kernels`: generated single-layer models whose
-        profiled dispatches only add to the per-family data (engine.latency.kernels)."""
+        profiled dispatches only add to the per-family data (engine.latency.kernels);
+        `measured`: price dispatches seen in training at their measured median (None:
+        where `measured_pays`)."""
         import numpy as np
 
         units = self.units
         profiled = all(s.dispatch_ms for s in samples)
         self.params.update(units=units, profiled=profiled, kernel_models=len(kernels))
         if profiled:
-            xs: dict[str, list] = {}
-            ys: dict[str, list] = {}
-            for s in [*samples, *(k for k in kernels if k.dispatch_ms)]:
-                for d, ms in zip(s.dispatches, s.dispatch_ms, strict=True):
-                    if ms is None:
-                        continue
-                    for key in (family(d), GENERIC):
-                        xs.setdefault(key, []).append(features(d, units))
-                        ys.setdefault(key, []).append(ms)
-            fams = {}
-            for key, x in xs.items():
-                if len(x) >= MIN_FAMILY or key == GENERIC:
-                    y = np.array(ys[key])
-                    fams[key] = lstsq_nonneg(x, y, 1 / np.maximum(y, 1e-3)).tolist()
-            self.params["families"] = fams
+            self.params["families"] = family_models(samples, kernels, units)
+            if measured is None:
+                measured = measured_pays(samples, kernels, units)
+            self.params["measured"] = measured_dispatches(samples) if measured else {}
             per_run, per_dispatch, scale, io = self._fit_model_level(
                 samples, [k for k in kernels if k.y]
             )
@@ -144,10 +160,44 @@ class DispatchLevel(Predictor):
             ]
             self.params["families"] = fams
             self.params.pop("io_ms_per_mb", None)  # io is priced as a family here
+            self.params.pop("measured", None)
             per_run, per_dispatch, scale = float(coef[-1]), 0.0, 1.0
         self.params.update(per_run=float(per_run), per_dispatch=float(per_dispatch),
                            scale=float(scale), features=list(FEATURES))  # fmt: skip
         return self
+
+    def adapted(self, samples: list[Sample]) -> DispatchLevel:
+        """This predictor carried to another adapter class with a few of its profiled
+        models (`samples`): each family's model and each measured dispatch scaled by the
+        family's median ratio of the new class's dispatch times to this predictor's (all
+        families' median for a family the samples lack), the new class's own measured
+        dispatches where they pay (`measured_pays`), then the model-level terms refitted
+        on the samples."""
+        import numpy as np
+
+        ratios: dict[str, list] = {}
+        for s in samples:
+            for d, ms in zip(s.dispatches, s.dispatch_ms or [], strict=False):
+                if ms is not None and d.op_type != IO and self.kernel_ms(d) > 0:
+                    ratios.setdefault(family(d), []).append(ms / self.kernel_ms(d))
+        if not ratios:
+            raise ValueError("adaptation needs profiled models of the new class")
+        every = float(np.median([r for rs in ratios.values() for r in rs]))
+        scale = {f: float(np.median(rs)) for f, rs in ratios.items()}
+        p = DispatchLevel(units=self.units)
+        p.params.update(self.params)
+        p.params["families"] = {f: [w * scale.get(f, every) for w in ws]
+                                for f, ws in self.params["families"].items()}  # fmt: skip
+        measured = {}
+        for key, ms in self.params.get("measured", {}).items():
+            measured[key] = ms * scale.get(json.loads(key)[1], every)  # [1]: the kernel
+        if measured_pays(samples, (), self.units):
+            measured.update(measured_dispatches(samples))
+        p.params["measured"] = measured
+        per_run, per_dispatch, fitted_scale, io = p._fit_model_level(samples, [])
+        p.params.update(per_run=per_run, per_dispatch=per_dispatch, scale=fitted_scale,
+                        io_ms_per_mb=io)  # fmt: skip
+        return p
 
     def _fit_model_level(self, samples: list[Sample], kernels: list[Sample]) -> tuple:
         """(per_run, per_dispatch, scale, io_ms_per_mb), weighted to relative error.
@@ -175,3 +225,51 @@ class DispatchLevel(Predictor):
         a, y = np.array(rows), np.array([s.y for s in samples])
         per_run, per_dispatch, scale = lstsq_nonneg(a[:, :3], y - io * a[:, 3], 1 / y)
         return float(per_run), float(per_dispatch), float(scale), io
+
+
+def measured_dispatches(samples: list[Sample]) -> dict[str, float]:
+    """signature -> median profiled ms of that dispatch over the models that ran it."""
+    import numpy as np
+
+    times: dict[str, list] = {}
+    for s in samples:
+        for d, ms in zip(s.dispatches, s.dispatch_ms or [], strict=False):
+            if ms is not None and d.op_type != IO:
+                times.setdefault(signature(d), []).append(ms)
+    return {k: round(float(np.median(v)), 6) for k, v in sorted(times.items())}
+
+
+def family_models(samples: list[Sample], kernels: list[Sample], units: int) -> dict:
+    """Per family (and "generic"), the non-negative linear model of its profiled dispatch
+    times over FEATURES, weighted to relative error."""
+    import numpy as np
+
+    xs: dict[str, list] = {}
+    ys: dict[str, list] = {}
+    for s in [*samples, *(k for k in kernels if k.dispatch_ms)]:
+        for d, ms in zip(s.dispatches, s.dispatch_ms, strict=True):
+            if ms is None:
+                continue
+            for key in (family(d), GENERIC):
+                xs.setdefault(key, []).append(features(d, units))
+                ys.setdefault(key, []).append(ms)
+    fams = {}
+    for key, x in xs.items():
+        if len(x) >= MIN_FAMILY or key == GENERIC:
+            y = np.array(ys[key])
+            fams[key] = lstsq_nonneg(x, y, 1 / np.maximum(y, 1e-3)).tolist()
+    return fams
+
+
+def measured_pays(samples: list[Sample], kernels: list[Sample], units: int) -> bool:
+    """Fitted on every other training model, does pricing the measured dispatches predict
+    the rest's label (`y`) with a smaller mean relative error than the family models
+    alone? (Fewer than 4 models: no.)"""
+    if len(samples) < 4:
+        return False
+    fit_on, check = samples[::2], samples[1::2]
+    errors = {}
+    for flag in (False, True):
+        p = DispatchLevel(units=units).fit(fit_on, kernels, measured=flag)
+        errors[flag] = sum(abs(p.predict(s) - s.y) / s.y for s in check)
+    return errors[True] < errors[False]
