@@ -4,10 +4,12 @@
     engine-latency build CELL.json -o m.tflite    # one network as a .tflite
     engine-latency measure --cells 3000           # -> data/latency/<adapter>.csv.gz
     engine-latency measure --models models/*.tflite --out data/latency/lavapipe-models.csv.gz
+    engine-latency measure --shard 0/6 --lock m.lock --out part-0.csv.gz   # 1 of 6 on a GPU
     engine-latency measure-ops                    # single-op models for the look-up table
     engine-latency measure-fixed                  # the host's fixed cost of run() (fitted/)
     engine-latency fit                            # predictors -> data/latency/predictors/
     engine-latency report                         # accuracy table, plots -> out/latency/
+    engine-latency report --target gpu --second B.csv.gz   # GPU time; adapting to class B
     engine-latency agree FIRST.csv.gz SECOND.csv.gz   # which statistic repeats (label)
     engine-latency predict MODEL.tflite           # "12.3 ms" + per-dispatch breakdown
     engine-latency memo models/*.tflite           # ship their work-group choices (predict)
@@ -236,6 +238,7 @@ def _measure(args) -> int:
     from engine.latency.dataset import default_path
     from engine.latency.dispatches import adapter_slug
 
+    measure.shard(iter(()), 0, args.shard)  # a bad --shard: an error before any device
     ctx = shared_context(args.adapter)
     protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts, args.block)
     if args.models:

@@ -61,3 +61,13 @@ def test_the_lock_lets_one_holder_in_at_a_time(tmp_path):
 def test_without_a_lock_the_block_runs_unguarded():
     with measure.exclusive(None):
         pass
+
+
+def test_a_bad_shard_on_the_command_line_is_one_line_exit_2(capsys, monkeypatch):
+    from engine.gpu import device
+    from engine.latency.cli import main
+
+    monkeypatch.setattr(device, "shared_context", lambda *a: pytest.fail("opened a device"))
+    assert main(["measure", "--cells", "1", "--shard", "2/2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["engine-latency: error: --shard 2/2: I must be in 0..K-1"]
