@@ -240,15 +240,21 @@ step_appmodels() { # the app's three models, measured as the dataset's rows are
 
 step_cells() { # cells N S K: the lavapipe dataset's first N cells in at most S seconds, K
   # processes each on its own shard, taking turns on the GPU (--lock) while the others build
-  # and compile; one dataset per shard (cells-I.csv.gz), merged here afterwards
-  local n=$1 budget=$2 k=$3 i
+  # and compile; one dataset per shard ($RES/cellsN-I.csv.gz: a later `cells` of another N
+  # measures again, the repeat), merged into one dataset afterwards, here
+  local n=$1 budget=$2 k=$3 i rc=0
+  local pids=()
   for ((i = 0; i < k; i++)); do
     cli "$budget" engine.latency.cli measure --repeat data/latency/lavapipe.csv.gz --cells "$n" \
       --litert-threads 0 --no-progress --shard "$i/$k" --lock /tmp/measure.lock \
-      --out "$RES/cells-$i.csv.gz" >"$RES/cells-$i.log" 2>&1 &
+      --out "$RES/cells$n-$i.csv.gz" >"$RES/cells$n-$i.log" 2>&1 &
+    pids+=($!)
   done
-  wait
-  tail -n 2 "$RES"/cells-*.log
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { rc=$?; echo "shard $i/$k: exit $rc (124: its $budget s ran out)"; }
+  done
+  tail -n 2 "$RES"/cells"$n"-*.log
+  return $rc
 }
 
 while [ $# -gt 0 ]; do

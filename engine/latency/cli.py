@@ -5,6 +5,7 @@
     engine-latency measure --cells 3000           # -> data/latency/<adapter>.csv.gz
     engine-latency measure --models models/*.tflite --out data/latency/lavapipe-models.csv.gz
     engine-latency measure --shard 0/6 --lock m.lock --out part-0.csv.gz   # 1 of 6 on a GPU
+    engine-latency merge all.csv.gz part-*.csv.gz # the shards as one dataset
     engine-latency measure-ops                    # single-op models for the look-up table
     engine-latency measure-fixed                  # the host's fixed cost of run() (fitted/)
     engine-latency fit                            # predictors -> data/latency/predictors/
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 from engine.errors import EngineError
@@ -169,6 +171,12 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=_agree)
 
+    g = sub.add_parser("merge", help="the shards of one measurement (measure --shard) as one")
+    g.add_argument("out", help="the new dataset")
+    g.add_argument("parts", nargs="+", help="the shards' datasets")
+    g.add_argument("--order", help="the dataset they measured again: its row order")
+    g.set_defaults(func=_merge)
+
     q = sub.add_parser("predict", help="predicted latency of a .tflite without running it")
     q.add_argument("model")
     q.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
@@ -241,25 +249,25 @@ def _measure(args) -> int:
     measure.shard(iter(()), 0, args.shard)  # a bad --shard: an error before any device
     ctx = shared_context(args.adapter)
     protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts, args.block)
+    # each job as a maker, so that a shard builds (graph, .tflite) for its own jobs only
     if args.models:
-        jobs = [measure.model_job(p) for p in args.models]
+        makers = [partial(measure.model_job, p) for p in args.models]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-models")
-        total = len(jobs)
     elif args.kernels:
         from engine.latency.kernels import kernel_graphs
-        from engine.model.writer import write_tflite
 
-        jobs = [measure.Job(key, g, write_tflite(g), model=g.name, sample="kernel")
-                for _, key, g in kernel_graphs(args.kernels, args.seed)]  # fmt: skip
+        makers = [
+            partial(_kernel_job, key, g) for _, key, g in kernel_graphs(args.kernels, args.seed)
+        ]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-kernels")
-        total = len(jobs)
     elif args.repeat:
-        jobs, total = _repeat_jobs(args)
+        makers = _repeat_jobs(args)
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-repeat")
     else:
-        jobs, total = _cell_jobs(args)
+        makers = _cell_jobs(args)
         out = args.out or default_path(adapter_slug(ctx.info))
-    jobs, total = measure.shard(jobs, total, args.shard)
+    makers, total = measure.shard(makers, len(makers), args.shard)
+    jobs = (make() for make in makers)
     n = measure.run(jobs, total, out, ctx, args.precision, protocol,
                     args.litert_threads or None, args.profile_runs,
                     progress=not args.no_progress, lock=args.lock)  # fmt: skip
@@ -267,7 +275,14 @@ def _measure(args) -> int:
     return 0
 
 
-def _cell_jobs(args):
+def _kernel_job(key: str, graph):
+    from engine.latency import measure
+    from engine.model.writer import write_tflite
+
+    return measure.Job(key, graph, write_tflite(graph), model=graph.name, sample="kernel")
+
+
+def _cell_jobs(args) -> list:
     from engine.latency import measure
     from engine.latency.space import load_space, sample_cells, sample_small
 
@@ -279,19 +294,18 @@ def _cell_jobs(args):
     if args.small:
         taken = {c.hash() for c, _ in cells}
         cells += [(c, "small") for c in sample_small(args.small, args.seed, space, exclude=taken)]
-    return (measure.cell_job(c, config, tag) for c, tag in cells), len(cells)
+    return [partial(measure.cell_job, c, config, tag) for c, tag in cells]
 
 
-def _repeat_jobs(args):
+def _repeat_jobs(args) -> list:
     from engine.latency import measure
     from engine.latency.builder import NetConfig
     from engine.latency.cell import Cell
     from engine.latency.dataset import read_rows
 
     rows = [r for r in read_rows(args.repeat) if r.get("adjacency")][: args.cells]
-    jobs = (measure.cell_job(Cell.make(r["adjacency"], r["ops"]), NetConfig.from_dict(r["config"]),
-                             r["sample"]) for r in rows)  # fmt: skip
-    return jobs, len(rows)
+    return [partial(measure.cell_job, Cell.make(r["adjacency"], r["ops"]),
+                    NetConfig.from_dict(r["config"]), r["sample"]) for r in rows]  # fmt: skip
 
 
 def _measure_ops(args) -> int:
@@ -351,6 +365,14 @@ def _agree(args) -> int:
         raise ValueError(f"{args.second}: no cell of {args.first} measured again")
     print(json.dumps(agree, indent=1) if args.json else repeat.markdown(agree))
     print(f"repeats best within ±10%: {repeat.best(agree)}", file=sys.stderr)
+    return 0
+
+
+def _merge(args) -> int:
+    from engine.latency.dataset import merge
+
+    n = merge(args.parts, args.out, args.order)
+    print(f"{n} rows in {args.out}")
     return 0
 
 

@@ -104,3 +104,32 @@ def _typed(r: dict) -> dict:
     for k in JSON_COLUMNS:
         out[k] = json.loads(r[k]) if r.get(k) not in ("", None) else None
     return out
+
+
+def merge(parts: list[str | os.PathLike], out: str | os.PathLike,
+          order: str | os.PathLike | None = None) -> int:  # fmt: skip
+    """The rows of `parts` (shards of one measurement: measure --shard) as one new dataset
+    `out`, in `order`'s row order where given (the dataset they re-measured), each row once
+    (a key in two parts is an error); the parts' adapter file goes beside it. Returns the
+    number of rows."""
+    import shutil
+
+    if Path(out).exists():
+        raise ValueError(f"{out}: exists; merge writes a new dataset")
+    rows, seen = [], set()
+    for part in parts:
+        for r in read_rows(part):
+            key = row_key(r)
+            if key in seen:
+                raise ValueError(f"{part}: row {key[0]} is in another part too")
+            seen.add(key)
+            rows.append(r)
+    if order is not None:
+        place = {row_key(r)[:2]: i for i, r in enumerate(read_rows(order))}
+        rows.sort(key=lambda r: place.get(row_key(r)[:2], len(place)))
+    for i in range(0, len(rows), 500):
+        append_rows(out, rows[i : i + 500])
+    sidecar = profile_path(parts[0])
+    if sidecar.exists():
+        shutil.copyfile(sidecar, profile_path(out))
+    return len(rows)

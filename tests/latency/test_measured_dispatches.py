@@ -122,3 +122,29 @@ def test_report_on_gpu_time_with_an_adaptation_section(tmp_path):
     text = (out / "report.md").read_text()
     assert "the GPU time of the dispatch list" in text
     assert "### Adaptation to lavapipe" in text and "(e-) dispatch-level" in text
+
+
+def test_the_measured_dispatches_survive_save_and_load(tmp_path):
+    from engine.latency.predictors import load
+
+    p = DispatchLevel(units=2).fit(models(40, seed=1))
+    assert p.params["measured"] and set(p.params["measured_check"]) == {"families", "measured"}
+    test = models(10, seed=2)
+    again = load(p.save(tmp_path / "dispatch.json"))
+    assert again.predict_many(test) == p.predict_many(test)
+
+
+def test_a_file_saved_before_the_measured_dispatches_prices_by_family():
+    p = DispatchLevel(units=2).fit(models(40, seed=1))
+    old = DispatchLevel(params={k: v for k, v in p.params.items() if k != "measured"})
+    families = DispatchLevel(units=2).fit(models(40, seed=1), measured=False)
+    test = models(10, seed=2)
+    d = test[0].dispatches[0]
+    assert old.kernel_ms(d) == families.kernel_ms(d) != p.kernel_ms(d)
+
+
+def test_adapted_keeps_what_predict_needs():
+    first = DispatchLevel(units=2, meta={"adapter": "a", "profile": {"name": "a"}})
+    first.fit(models(40, seed=1))
+    adapted = first.adapted(models(20, seed=3, scale={"conv2d": 2.0}))
+    assert adapted.meta["profile"] == {"name": "a"} and adapted.meta["adapted_with"] == 20

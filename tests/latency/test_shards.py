@@ -71,3 +71,62 @@ def test_a_bad_shard_on_the_command_line_is_one_line_exit_2(capsys, monkeypatch)
     assert main(["measure", "--cells", "1", "--shard", "2/2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["engine-latency: error: --shard 2/2: I must be in 0..K-1"]
+
+
+def test_merge_puts_the_shards_back_in_the_measured_order(tmp_path, capsys):
+    from engine.latency import dataset
+    from engine.latency.cli import main
+
+    source = dataset.read_rows("data/latency/nvidia-h100.csv.gz")[:7]
+    order = tmp_path / "order.csv.gz"
+    dataset.append_rows(order, source)
+    parts = []
+    for i in range(3):
+        parts.append(tmp_path / f"part-{i}.csv.gz")
+        dataset.append_rows(parts[-1], source[i::3][::-1])  # each shard in another order
+    out = tmp_path / "all.csv.gz"
+    argv = ["merge", str(out), *map(str, parts), "--order", str(order)]
+    assert main(argv) == 0
+    assert [r["hash"] for r in dataset.read_rows(out)] == [r["hash"] for r in source]
+    assert main(argv) == 2  # out exists: nothing overwritten
+    assert main(["merge", str(tmp_path / "x.csv.gz"), str(parts[0]), str(parts[0])]) == 2
+    assert "in another part too" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("with_lock", [True, False])
+def test_run_holds_the_lock_while_it_times_and_profiles(tmp_path, monkeypatch, with_lock):
+    import fcntl
+    from types import SimpleNamespace
+
+    from engine.latency.dispatches import AdapterProfile
+    from tests.helpers.latency import PROFILE
+
+    lock = tmp_path / "measure.lock"
+    seen = []
+
+    def held() -> None:  # is the lock taken (by run(), through another open file)?
+        with open(lock, "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                seen.append(True)
+                return
+            fcntl.flock(f, fcntl.LOCK_UN)
+            seen.append(False)
+
+    engine = SimpleNamespace(run=lambda feeds: held())
+    monkeypatch.setattr(AdapterProfile, "from_context", staticmethod(lambda ctx: PROFILE))
+    monkeypatch.setattr(
+        measure, "prepare", lambda job, *a: measure.Prepared(job, {}, [], engine, {})
+    )
+    monkeypatch.setattr(
+        measure, "finish", lambda p, *a: held() or {"engine_median_ms": 1.0, "load_avg": 0}
+    )
+    monkeypatch.setattr(measure.dataset, "append_rows", lambda out, rows: None)
+    jobs = [measure.Job(f"h{i}", None, b"") for i in range(3)]
+    protocol = measure.Protocol(warmup=1, runs=2, block=1)
+    n = measure.run(jobs, 3, tmp_path / "d.csv.gz", None, protocol=protocol, progress=False,
+                    lock=lock if with_lock else None)  # fmt: skip
+    assert n == 3
+    assert len(seen) == 3 * (1 + 2 + 2) + 3  # warm-up, timed and untimed runs; finish()
+    assert set(seen) == {with_lock}
