@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Engine figures on a lent GPU machine (the workplace's `device` tool; no internet there).
-# Run on an NVIDIA H100 on 2026-11-26 (three calls: docs/benchmarks.md, "Real GPU"). The
+# Run on an NVIDIA H100 on 2026-11-26 and 27 (runs 1-15: docs/benchmarks.md, "Real GPU"). The
 # probe, dispatch and kernels steps also run here on lavapipe (PY=.venv/bin/python
 # RES=/tmp/x bash scripts/device_bench.sh probe dispatch kernels).
 # Everything it needs travels with the working tree (both folders are git-ignored; about
