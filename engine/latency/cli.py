@@ -29,9 +29,7 @@ from functools import partial
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.latency.repeat import STATS
-
-TARGETS = (*STATS, "gpu")  # predictors.TARGETS, without importing numpy for --help
+from engine.latency.predictors import TARGETS
 
 DATA = Path("data/latency")
 SPACE = DATA / "space.jsonl.gz"
@@ -246,7 +244,7 @@ def _measure(args) -> int:
     from engine.latency.dataset import default_path
     from engine.latency.dispatches import adapter_slug
 
-    measure.shard(iter(()), 0, args.shard)  # a bad --shard: an error before any device
+    shard = measure.parse_shard(args.shard)  # a bad --shard: an error before any device
     ctx = shared_context(args.adapter)
     protocol = measure.Protocol(args.warmup, args.runs, args.max_std, args.restarts, args.block)
     # each job as a maker, so that a shard builds (graph, .tflite) for its own jobs only
@@ -266,9 +264,9 @@ def _measure(args) -> int:
     else:
         makers = _cell_jobs(args)
         out = args.out or default_path(adapter_slug(ctx.info))
-    makers, total = measure.shard(makers, len(makers), args.shard)
+    makers = measure.shard(makers, shard)
     jobs = (make() for make in makers)
-    n = measure.run(jobs, total, out, ctx, args.precision, protocol,
+    n = measure.run(jobs, len(makers), out, ctx, args.precision, protocol,
                     args.litert_threads or None, args.profile_runs,
                     progress=not args.no_progress, lock=args.lock)  # fmt: skip
     print(f"{n} new rows in {out}")

@@ -36,7 +36,6 @@ default), timed around invoke().
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 import time
@@ -354,17 +353,22 @@ def exclusive(path: str | os.PathLike | None):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def shard(jobs: Iterable[Job], total: int, spec: str | None) -> tuple[Iterable[Job], int]:
-    """Jobs I, I+K, I+2K ... of `jobs` for spec "I/K" (0 <= I < K), and how many."""
+def parse_shard(spec: str | None) -> tuple[int, int] | None:
+    """(I, K) of a --shard "I/K" (0 <= I < K): the jobs I, I+K, I+2K ...; None: every job."""
     if not spec:
-        return jobs, total
+        return None
     try:
         i, k = (int(x) for x in spec.split("/"))
     except ValueError:
         raise ValueError(f"--shard {spec}: expected I/K, e.g. 0/4") from None
     if not 0 <= i < k:
         raise ValueError(f"--shard {spec}: I must be in 0..K-1")
-    return itertools.islice(jobs, i, None, k), len(range(i, total, k))
+    return i, k
+
+
+def shard(jobs: list, spec: tuple[int, int] | None) -> list:
+    """The jobs of shard (I, K) (parse_shard): I, I+K, I+2K ...; None: every job."""
+    return jobs if spec is None else jobs[spec[0] :: spec[1]]
 
 
 def _alone(fn, protocol: Protocol) -> list[float] | None:

@@ -1,5 +1,5 @@
 """engine-latency measure --shard / --lock: K processes split the jobs and take turns on
-the adapter (measure.shard, measure.exclusive)."""
+the adapter (measure.parse_shard, measure.shard, measure.exclusive)."""
 
 from __future__ import annotations
 
@@ -16,23 +16,20 @@ def test_shards_partition_the_jobs_in_order(total):
     k = 3
     parts = []
     for i in range(k):
-        jobs, n = measure.shard(iter(range(total)), total, f"{i}/{k}")
-        got = list(jobs)
-        assert len(got) == n
+        got = measure.shard(list(range(total)), measure.parse_shard(f"{i}/{k}"))
         assert got == sorted(got)
         parts += got
     assert sorted(parts) == list(range(total))
 
 
 def test_no_shard_keeps_every_job():
-    jobs, n = measure.shard(iter(range(5)), 5, None)
-    assert (list(jobs), n) == (list(range(5)), 5)
+    assert measure.shard(list(range(5)), measure.parse_shard(None)) == list(range(5))
 
 
 @pytest.mark.parametrize("spec", ["3/3", "-1/2", "1", "a/b", "1/0"])
 def test_a_bad_shard_is_a_clear_error(spec):
     with pytest.raises(ValueError, match="--shard"):
-        measure.shard(iter(()), 0, spec)
+        measure.parse_shard(spec)
 
 
 def test_the_lock_lets_one_holder_in_at_a_time(tmp_path):

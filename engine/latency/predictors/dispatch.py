@@ -136,7 +136,7 @@ class DispatchLevel(Predictor):
             if measured is None:
                 check = measured_check(samples, kernels, units)
                 self.params["measured_check"] = check
-                measured = bool(check) and check["measured"] < MEASURED_GAIN * check["families"]
+                measured = pays(check)
             self.params["measured"] = measured_dispatches(samples) if measured else {}
             per_run, per_dispatch, scale, io = self._fit_model_level(
                 samples, [k for k in kernels if k.y]
@@ -291,8 +291,11 @@ def measured_check(samples: list[Sample], kernels: list[Sample], units: int) -> 
     return errors
 
 
-def measured_pays(samples: list[Sample], kernels: list[Sample], units: int) -> bool:
+def pays(check: dict) -> bool:
     """Do the measured dispatches pay (`measured_check`: at least 20% less error than the
     family models)? A near tie keeps the family models, which carry to unseen shapes."""
-    errors = measured_check(samples, kernels, units)
-    return bool(errors) and errors["measured"] < MEASURED_GAIN * errors["families"]
+    return bool(check) and check["measured"] < MEASURED_GAIN * check["families"]
+
+
+def measured_pays(samples: list[Sample], kernels: list[Sample], units: int) -> bool:
+    return pays(measured_check(samples, kernels, units))
