@@ -64,6 +64,10 @@ def _shares_an_object_in_one_dispatch(engine) -> bool:
     return False
 
 
+# Two cold fp16 compiles of selfie_segmentation: 66-150 s on CI's 2 cores. The default tier
+# keeps folded textures through test_cpu_fallback_reads_and_writes_folded_textures and fp16
+# texture storage through tests/gpu/test_models.py::test_core_model_fp16.
+@pytest.mark.slow
 @pytest.mark.skipif(not CTX.has_f16, reason="adapter lacks shader-f16")
 def test_folded_fp16_textures_match_buffers_bitwise():
     """selfie_segmentation at fp16 (textures are the lavapipe default there): three
