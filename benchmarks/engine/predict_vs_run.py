@@ -5,7 +5,9 @@
         [--runs 60] [--sync sleep] [--json vs.json]
 
 Per model: the installed prediction (predict_file: GPU time + the host's fixed cost, and
-the dispatch predictor's own total), then every model's Engine (every default) timed in
+the dispatch predictor's own total) and, where this engine has one, the same-day
+calibration's (engine-latency calibrate; both against the same measurement), then every
+model's Engine (every default) timed in
 rounds as `engine-latency measure` does (engine.latency.measure: warm-up, visits of 1
 untimed + 5 timed runs, A, B, C, A, B, C ...), --runs per model. Error = predicted /
 measured - 1 against the measured median and the statistic `fit` labels with
@@ -31,19 +33,24 @@ def measure(models: list[str], runs: int, sync: str) -> tuple[list[dict], object
     from engine.model.importer import load_tflite
 
     ctx = shared_context()
-    preds = [predict_file(p, sync=sync) for p in models]
+    preds = {"installed": [predict_file(p, sync=sync, installed=True) for p in models]}
+    calibrated = [predict_file(p, sync=sync) for p in models]
+    if calibrated[0].predictor != "installed":
+        preds[calibrated[0].predictor] = calibrated
     graphs = [load_tflite(Path(p)) for p in models]
     engines = [Engine(g, context=ctx, sync=sync) for g in graphs]
     feeds = [m.random_feeds(g) for g in graphs]
     fns = [lambda e=e, f=f: e.run(f) for e, f in zip(engines, feeds, strict=True)]
     times = m.timed_round_robin(fns, m.Protocol(runs=runs))
     rows = []
-    for path, pred, t in zip(models, preds, times, strict=True):
-        s = m.summary(t)
-        rows.append({"model": Path(path).stem, "predicted_ms": pred.total_ms,
-                     "gpu_ms": pred.gpu_ms, "fixed_ms": pred.fixed_ms,
-                     "one_fit_ms": pred.one_fit_ms, "runs": len(t),
-                     **{k.removeprefix("engine_"): v for k, v in s.items()}})  # fmt: skip
+    for which, predicted in preds.items():
+        for path, pred, t in zip(models, predicted, times, strict=True):
+            s = m.summary(t)
+            rows.append({"model": Path(path).stem, "predictor": which,
+                         "predicted_ms": pred.total_ms, "gpu_ms": pred.gpu_ms,
+                         "fixed_ms": pred.fixed_ms, "one_fit_ms": pred.one_fit_ms,
+                         "runs": len(t),
+                         **{k.removeprefix("engine_"): v for k, v in s.items()}})  # fmt: skip
     return rows, ctx
 
 
@@ -51,13 +58,17 @@ def markdown(rows: list[dict], label: str) -> str:
     def err(a: float, b: float) -> str:
         return f"{100 * (a / b - 1):+.1f}%"
 
-    body = [[r["model"], f"{r['gpu_ms']:.2f}", "-" if r["fixed_ms"] is None else f"{r['fixed_ms']:.2f}",
-             f"{r['predicted_ms']:.2f}", f"{r['median_ms']:.2f}", f"{r[f'{label}_ms']:.2f}",
-             err(r["predicted_ms"], r["median_ms"]), err(r["predicted_ms"], r[f"{label}_ms"]),
-             f"{r['one_fit_ms']:.2f}", err(r["one_fit_ms"], r["median_ms"])] for r in rows]  # fmt: skip
-    head = ["model", "GPU ms", "fixed ms", "predicted ms", "measured median", f"measured {label}",
-            "error (median)", f"error ({label})", "one-fit ms", "one-fit error (median)"]  # fmt: skip
-    return "\n".join(table(head, body, "l" + "r" * 9))
+    def name(which: str) -> str:  # "calibrated <when> on N generated layers (...)"
+        return which.split(" (")[0]
+
+    measured = f"{label}_ms"
+    body = [[r["model"], name(r["predictor"]), f"{r['gpu_ms']:.2f}",
+             "-" if r["fixed_ms"] is None else f"{r['fixed_ms']:.2f}",
+             f"{r['predicted_ms']:.2f}", f"{r[measured]:.2f}", err(r["predicted_ms"], r[measured]),
+             f"{r['one_fit_ms']:.2f}", err(r["one_fit_ms"], r[measured])] for r in rows]  # fmt: skip
+    head = ["model", "predictor", "GPU ms", "fixed ms", "predicted ms", f"measured {label} ms",
+            "error", "one-fit ms", "one-fit error"]  # fmt: skip
+    return "\n".join(table(head, body, "ll" + "r" * 7))
 
 
 def main(argv: list[str] | None = None) -> int:

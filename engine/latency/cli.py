@@ -12,6 +12,7 @@
     engine-latency report                         # accuracy table, plots -> out/latency/
     engine-latency report --target gpu --second B.csv.gz   # GPU time; adapting to class B
     engine-latency agree FIRST.csv.gz SECOND.csv.gz   # which statistic repeats (label)
+    engine-latency calibrate                      # today's speed (predict then uses it)
     engine-latency predict MODEL.tflite           # "12.3 ms" + per-dispatch breakdown
     engine-latency memo models/*.tflite           # ship their work-group choices (predict)
     engine-latency search --flops 20e6            # fastest predicted cells under a budget
@@ -130,6 +131,24 @@ def _parser() -> argparse.ArgumentParser:
     x.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
     x.set_defaults(func=_measure_fixed)
 
+    c = sub.add_parser(
+        "calibrate",
+        help="carry the installed predictor to this machine's "
+        "speed today (a few minutes of measurement; predict then uses it)",
+    )
+    c.add_argument(
+        "--kernels",
+        type=int,
+        default=None,
+        help="generated layers to measure (default: calibrate.COUNT, 150)",
+    )
+    _engine_args(c)
+    c.add_argument("--runs", type=int, default=50)
+    c.add_argument("--warmup", type=int, default=5)
+    c.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+    c.add_argument("--no-progress", action="store_true")
+    c.set_defaults(func=_calibrate)
+
     f = sub.add_parser("fit", help="fit every predictor on a dataset's training split")
     f.add_argument("--dataset", default=str(DATA / "lavapipe.csv.gz"))
     f.add_argument("--train", type=float, default=0.05, help="training fraction")
@@ -179,7 +198,16 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("model")
     q.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
     q.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
-    q.add_argument("--predictor", help="a predictor JSON (default: the installed one)")
+    q.add_argument(
+        "--predictor",
+        help="a predictor JSON (default: this engine's calibration "
+        "for the adapter, engine-latency calibrate, else the installed one)",
+    )
+    q.add_argument(
+        "--installed",
+        action="store_true",
+        help="the installed predictor even where a calibration exists",
+    )
     q.add_argument("--sync", default="sleep", choices=("sleep", "spin"), help="run()'s wait")
     q.add_argument("--top", type=int, default=0, help="show only the N slowest dispatches")
     q.add_argument("--json", action="store_true")
@@ -252,10 +280,10 @@ def _measure(args) -> int:
         makers = [partial(measure.model_job, p) for p in args.models]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-models")
     elif args.kernels:
-        from engine.latency.kernels import kernel_graphs
+        from engine.latency.kernels import kernel_graphs, kernel_job
 
         makers = [
-            partial(_kernel_job, key, g) for _, key, g in kernel_graphs(args.kernels, args.seed)
+            partial(kernel_job, key, g) for _, key, g in kernel_graphs(args.kernels, args.seed)
         ]
         out = args.out or default_path(f"{adapter_slug(ctx.info)}-kernels")
     elif args.repeat:
@@ -271,13 +299,6 @@ def _measure(args) -> int:
                     progress=not args.no_progress, lock=args.lock)  # fmt: skip
     print(f"{n} new rows in {out}")
     return 0
-
-
-def _kernel_job(key: str, graph):
-    from engine.latency import measure
-    from engine.model.writer import write_tflite
-
-    return measure.Job(key, graph, write_tflite(graph), model=graph.name, sample="kernel")
 
 
 def _cell_jobs(args) -> list:
@@ -332,6 +353,20 @@ def _measure_fixed(args) -> int:
     return 0
 
 
+def _calibrate(args) -> int:
+    from engine.gpu.device import shared_context
+    from engine.latency import calibrate, measure
+    from engine.latency.predict import describe
+    from engine.latency.predictors import load
+
+    count = calibrate.COUNT if args.kernels is None else args.kernels
+    protocol = measure.Protocol(args.warmup, args.runs, block=args.block)
+    path = calibrate.calibrate(shared_context(args.adapter), args.precision, count,
+                               protocol=protocol, progress=not args.no_progress)  # fmt: skip
+    print(f"{path}: {describe(load(path).meta)}")
+    return 0
+
+
 def _fit(args) -> int:
     from engine.latency.predictors import fit_all
     from engine.latency.repeat import LABEL
@@ -377,7 +412,8 @@ def _merge(args) -> int:
 def _predict(args) -> int:
     from engine.latency.predict import format_prediction, predict_file
 
-    pred = predict_file(args.model, args.adapter, args.precision, args.predictor, args.sync)
+    pred = predict_file(args.model, args.adapter, args.precision, args.predictor, args.sync,
+                        args.installed)  # fmt: skip
     if args.json:
         print(json.dumps(pred.to_dict(), indent=1))
     else:

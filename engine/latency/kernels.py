@@ -139,3 +139,11 @@ def kernel_graphs(count: int, seed: int = 0) -> list[tuple[str, str, Graph]]:
         desc = repr([(op.type, [g.tensors[t].shape for t in op.inputs], op.attrs) for op in g.ops])
         out.append((family, hashlib.md5(f"{i}:{desc}".encode()).hexdigest(), g))
     return out
+
+
+def kernel_job(key: str, graph: Graph):
+    """A generated layer as a measure.Job (engine-latency measure --kernels, calibrate)."""
+    from engine.latency import measure
+    from engine.model.writer import write_tflite
+
+    return measure.Job(key, graph, write_tflite(graph), model=graph.name, sample="kernel")

@@ -14,7 +14,10 @@ sum where the adapter's fixed cost is fitted, else the dispatch predictor's own 
 The dispatch-level predictor file carries the AdapterProfile it was fitted for, so the
 dispatch list is computed for that adapter (engine.latency.dispatches) and summed by
 the predictor. --adapter picks the installed predictor of that adapter; a predictor
-fitted for another adapter or a stale engine is used with a warning.
+fitted for another adapter or a stale engine is used with a warning. Where this engine
+has a same-day calibration for the adapter and precision (engine-latency calibrate,
+engine/latency/calibrate.py) predict takes it and names it; `installed=True` (CLI
+`--installed`) takes the shipped fit.
 """
 
 from __future__ import annotations
@@ -40,13 +43,14 @@ class Prediction:
     fixed_ms: float | None = None  # the host's, engine/latency/fixed.py; None: not fitted
     sync: str = "sleep"
     one_fit_ms: float = 0.0  # the dispatch predictor's own total (model-level terms on totals)
+    predictor: str = "installed"  # or "calibrated <when> ..." (calibrate.describe) or a path
 
     def to_dict(self) -> dict:
         return {
             "model": self.model, "total_ms": self.total_ms, "gpu_ms": self.gpu_ms,
             "fixed_ms": self.fixed_ms, "sync": self.sync, "one_fit_ms": self.one_fit_ms,
             "adapter": self.adapter, "precision": self.precision, "per_run_ms": self.per_run_ms,
-            "warnings": self.warnings,
+            "predictor": self.predictor, "warnings": self.warnings,
             "dispatches": [{"kernel": d.kernel, "op": d.op_type, "op_index": d.op_index,
                             "output": list(d.output), "workgroup": list(d.workgroup),
                             "groups": list(d.groups), "flops": d.flops, "ms": ms}
@@ -112,8 +116,55 @@ def _predict_rows(name: str, rows: list, predictor, adapter, precision,
                       per_run, gpu, fixed, sync, one_fit)  # fmt: skip
 
 
+def calibrated_path(adapter: str, precision: str) -> Path:
+    """Where the calibration of `adapter` at `precision` lives (the user cache)."""
+    from engine.gpu.adapter_cache import cache_root
+
+    return cache_root() / "latency" / "calibrated" / f"{adapter}-{precision}.json"
+
+
+def find_calibrated(adapter: str, precision: str) -> tuple[Path | None, str]:
+    """(the calibrated predictor's file, "") when there is one for this engine, else
+    (None, why not: "" when none was made)."""
+    from engine.latency.predictors.base import engine_fingerprint
+
+    path = calibrated_path(adapter, precision)
+    if not path.is_file():
+        return None, ""
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return None, f"{path}: unreadable calibration ignored ({exc})"
+    if meta.get("engine") != engine_fingerprint():
+        return None, (f"{path}: calibrated for engine {meta.get('engine')}, this engine is "
+                      f"{engine_fingerprint()}: ignored (run engine-latency calibrate)")  # fmt: skip
+    return path, ""
+
+
+def describe(meta: dict) -> str:
+    """How a predictor's file names itself in predict's output."""
+    cal = meta.get("calibrated")
+    if not cal:
+        return "installed"
+    return (f"calibrated {cal['at']} on {cal['layers']} generated layers "
+            f"(load {cal['load']}; `--installed` for the shipped fit)")  # fmt: skip
+
+
+def choose_predictor(adapter: str | None, precision: str,
+                     installed: bool = False) -> tuple[Path, str]:  # fmt: skip
+    """(the predictor file predict takes, a warning or ""): this engine's calibration for
+    the adapter and precision (engine-latency calibrate) unless `installed`, else the
+    installed fit."""
+    path = predictor_path(adapter, precision)
+    if installed:
+        return path, ""
+    calibrated, why_not = find_calibrated(path.stem.removesuffix(f"-{precision}"), precision)
+    return calibrated or path, why_not
+
+
 def predict_file(model: str | os.PathLike, adapter: str | None = None, precision: str = "fp32",
-                 predictor: str | os.PathLike | None = None, sync: str = "sleep") -> Prediction:  # fmt: skip
+                 predictor: str | os.PathLike | None = None, sync: str = "sleep",
+                 installed: bool = False) -> Prediction:  # fmt: skip
     """Predict a .tflite file's latency (see the module docstring)."""
     from engine.latency.dispatches import AdapterProfile, DispatchInfo, dispatch_list
     from engine.latency.predictors import load
@@ -121,7 +172,10 @@ def predict_file(model: str | os.PathLike, adapter: str | None = None, precision
     path = Path(model)
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")
-    p = _dispatch_predictor(load(predictor if predictor else predictor_path(adapter, precision)))
+    chosen, note = (
+        (Path(predictor), "") if predictor else choose_predictor(adapter, precision, installed)
+    )
+    p = _dispatch_predictor(load(chosen))
     cache = _cache_file(path, p, precision)
     if cache is not None and cache.exists():
         rows = [DispatchInfo.from_list(d) for d in json.loads(cache.read_text())]
@@ -135,7 +189,10 @@ def predict_file(model: str | os.PathLike, adapter: str | None = None, precision
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_text(json.dumps([d.to_list() for d in rows]))
-    return _predict_rows(str(path), rows, p, adapter, precision, sync)
+    pred = _predict_rows(str(path), rows, p, adapter, precision, sync)
+    pred.predictor = str(chosen) if predictor else describe(p.meta)
+    pred.warnings += [note] if note else []
+    return pred
 
 
 def _cache_file(path: Path, predictor, precision: str) -> Path | None:
@@ -159,7 +216,7 @@ def _cache_file(path: Path, predictor, precision: str) -> Path | None:
 def format_prediction(pred: Prediction, top: int = 0) -> str:
     """`12.3 ms` then the per-dispatch table (slowest `top` only when > 0) and warnings."""
     lines = [f"{pred.total_ms:.1f} ms", f"{pred.model} on {pred.adapter} ({pred.precision}): "
-             f"{len(pred.rows)} dispatches"]  # fmt: skip
+             f"{len(pred.rows)} dispatches; predictor: {pred.predictor}"]  # fmt: skip
     if pred.fixed_ms is None:
         lines.append(f"GPU time {pred.gpu_ms:.2f} ms; no fixed cost fitted for {pred.adapter} "
                      f"(engine-latency measure-fixed): the dispatch predictor's total")  # fmt: skip

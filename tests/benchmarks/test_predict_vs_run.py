@@ -19,5 +19,6 @@ def test_predict_vs_run_reports_both_predictions_and_the_measured_statistics(tmp
     )
     assert "| cell |" in capsys.readouterr().out
     (row,) = json.loads(out.read_text())["rows"]
+    assert row["predictor"] == "installed"  # the session cache holds no calibration
     assert row["runs"] == 5 and row["min_ms"] <= row["p10_ms"] <= row["median_ms"]
     assert row["predicted_ms"] > 0 and row["one_fit_ms"] > 0

@@ -1,0 +1,79 @@
+"""Same-day calibration: the installed predictor carried to this machine's speed today.
+
+- why: on a shared CPU the adapter's speed drifts from day to day. Here lavapipe ran the
+  app's models 3.5-5x slower on 2026-11-27 than on 11-25, when the installed predictor's
+  cells were measured (the engine of 11-25 was as slow that day: the machine, not the
+  code), so the installed predictor was 66-72% under. A fit from old data cannot follow
+  that; a few minutes of measurement today can.
+- what: `count` generated single-layer models (engine.latency.kernels: depthwise, 1x1,
+  strided and 3x3 convolutions, element-wise ops, resizes, pools: the app's kinds of
+  layer), measured now with their per-dispatch GPU times; the installed dispatch predictor
+  carried to them (DispatchLevel.adapted: each kernel family scaled by its median ratio,
+  the model-level terms refitted); saved in the user cache with the date, the count and
+  the engine's fingerprint. `predict` takes it from then on, for that adapter and precision
+  and this engine only, and says so; `predict --installed` takes the shipped one.
+- NAS cells are not used: their 1x1 and 3x3 layers slowed by other ratios than the app's
+  (a calibration on 120 cells left the app's models 33-45% under; measured, docs/latency.md).
+- how close: the app's models -3% to -17% and +12% to -3% of run() measured the minute
+  after, in two calibrations 3 minutes apart (docs/benchmarks.md, latency prediction): the
+  machine's speed moves by about that much between minutes, so ±10% is not assured.
+
+    path = calibrate(ctx, count=150)          # ~3.5 min on lavapipe, 2 cores
+
+Where calibrations live and which one predict takes: engine/latency/predict.py
+(calibrated_path, find_calibrated).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from engine.errors import EngineError
+
+COUNT = 150  # generated layers, ~85-210 s on lavapipe: fewer moved the app's models more
+# (the same measurement cut to 60 or 100 layers: -15% and -13% on face_landmark, docs)
+SEED = 0  # the kernels of the installed fit (measure --kernels), measured again
+
+
+def calibrate(ctx, precision: str = "fp32", count: int = COUNT, seed: int = SEED,
+              protocol=None, progress: bool = True) -> Path:  # fmt: skip
+    """Measure `count` generated layers on `ctx`'s adapter now, carry the installed
+    predictor to them and save it (calibrated_path). The measured rows are kept beside it
+    (<name>.csv.gz), replaced by each calibration."""
+    from engine.latency import measure
+    from engine.latency.dataset import profile_path, read_rows
+    from engine.latency.dispatches import adapter_slug
+    from engine.latency.kernels import kernel_graphs, kernel_job
+    from engine.latency.predict import calibrated_path, predictor_path
+    from engine.latency.predictors import load, samples
+    from engine.latency.repeat import LABEL
+
+    if count < 10:
+        raise ValueError(f"--kernels {count}: a calibration needs at least 10 layers")
+    if not ctx.has_timestamps:
+        raise EngineError(f"{ctx.name}: no timestamp-query, so no per-dispatch GPU times to "
+                          "calibrate with")  # fmt: skip
+    adapter = adapter_slug(ctx.info)
+    base = load(predictor_path(adapter, precision))
+    out = calibrated_path(adapter, precision)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scratch = out.parent / f".{out.stem}.measuring.csv.gz"
+    scratch.unlink(missing_ok=True)  # a calibration starts from nothing: no resume
+    jobs = [kernel_job(key, g) for _, key, g in kernel_graphs(count, seed)]
+    load_before = os.getloadavg()[0]
+    measure.run(jobs, len(jobs), scratch, ctx, precision, protocol or measure.Protocol(),
+                litert_threads=None, progress=progress)  # fmt: skip
+    carried = base.adapted(samples(read_rows(scratch), LABEL))
+    carried.meta["calibrated"] = {
+        "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "layers": count, "seed": seed, "load": round(max(load_before, os.getloadavg()[0]), 2),
+        "from": str(predictor_path(adapter, precision).name),
+    }  # fmt: skip
+    carried.save(out)
+    kept = out.with_suffix(".csv.gz")
+    shutil.move(profile_path(scratch), profile_path(kept))
+    shutil.move(scratch, kept)
+    return out

@@ -1,0 +1,97 @@
+"""engine-latency calibrate: the installed predictor carried to today's speed, taken by
+predict for this engine only, named in its output; --installed and stale files aside."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import config
+from engine.latency.cli import main
+from engine.latency.dataset import read_rows
+from engine.latency.predict import calibrated_path, predict_file, predictor_path
+from engine.latency.predictors import load, samples
+from tests.helpers.files import ROOT, model_file
+
+MODEL = "face_detection_short_range"
+KERNELS = ROOT / "data" / "latency" / "lavapipe-kernels.csv.gz"  # generated layers, measured 11-26
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A cache folder of the test's own: the session's is shared by every test."""
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    config.reload()
+    yield tmp_path / "cache"
+    monkeypatch.undo()
+    config.reload()
+
+
+def _slower(rows: list[dict], factor: float) -> list[dict]:
+    """The same measurements on a machine `factor` times slower."""
+    out = []
+    for r in rows:
+        r = dict(r, dispatch_ms=[None if t is None else t * factor for t in r["dispatch_ms"]])
+        timed = {k for k, v in r.items() if k.startswith("engine_") and k.endswith("_ms") and v}
+        out.append({k: v * factor if k in timed else v for k, v in r.items()})
+    return out
+
+
+def _save_calibration(rows: list[dict], meta: dict | None = None):
+    base = load(predictor_path("lavapipe", "fp32"))
+    carried = base.adapted(samples(rows, "median"))
+    carried.meta["calibrated"] = {"at": "2026-11-27 18:00 UTC", "layers": len(rows), "seed": 0,
+                                  "load": 1.0, "from": "lavapipe-fp32.json"}  # fmt: skip
+    carried.meta.update(meta or {})
+    return carried.save(calibrated_path("lavapipe", "fp32"))
+
+
+def test_a_machine_three_times_slower_predicts_three_times_the_time(cache):
+    """Carrying the predictor is linear in the machine's speed: the same layers measured 3x
+    slower give 3x the GPU time and 3x the predictor's own total, on a model it never saw."""
+    rows = read_rows(KERNELS)[:40]
+    _save_calibration(rows)
+    same = predict_file(model_file(MODEL))
+    _save_calibration(_slower(rows, 3.0))
+    slow = predict_file(model_file(MODEL))
+    assert slow.gpu_ms == pytest.approx(3 * same.gpu_ms, rel=1e-6)
+    assert slow.one_fit_ms == pytest.approx(3 * same.one_fit_ms, rel=1e-6)
+    assert slow.predictor.startswith("calibrated 2026-11-27 18:00 UTC on 40 generated layers")
+
+
+def test_predict_names_its_predictor_and_installed_skips_the_calibration(cache):
+    installed = predict_file(model_file(MODEL))
+    assert installed.predictor == "installed" and not installed.warnings
+    _save_calibration(_slower(read_rows(KERNELS)[:40], 2.0))
+    assert predict_file(model_file(MODEL)).predictor.startswith("calibrated")
+    again = predict_file(model_file(MODEL), installed=True)
+    assert again.predictor == "installed" and again.gpu_ms == installed.gpu_ms
+
+
+def test_a_calibration_of_another_engine_is_ignored_with_a_warning(cache):
+    path = _save_calibration(read_rows(KERNELS)[:40], {"engine": "0123456789ab"})
+    pred = predict_file(model_file(MODEL))
+    assert pred.predictor == "installed"
+    assert [w for w in pred.warnings if str(path) in w and "ignored" in w]
+
+
+def test_too_few_layers_is_one_line_exit_2(cache, capsys):
+    assert main(["calibrate", "--kernels", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["engine-latency: error: --kernels 3: a calibration needs at least 10 layers"]
+
+
+@pytest.mark.gpu
+def test_calibrate_measures_today_and_predict_takes_it(cache, capsys):
+    assert main(["calibrate", "--kernels", "10", "--runs", "3", "--warmup", "1",
+                 "--no-progress"]) == 0  # fmt: skip
+    path = calibrated_path("lavapipe", "fp32")
+    assert capsys.readouterr().out.startswith(f"{path}: calibrated ")
+    doc = json.loads(path.read_text())
+    assert doc["calibrated"]["layers"] == 10 and doc["adapted_with"] == 10
+    rows = read_rows(path.with_suffix(".csv.gz"))  # the measured layers, kept beside it
+    assert len(rows) == 10 and all(r["dispatch_ms"] for r in rows)
+    assert not list(path.parent.glob(".*measuring*"))
+    assert main(["predict", str(model_file(MODEL))]) == 0
+    assert "predictor: calibrated " in capsys.readouterr().out
