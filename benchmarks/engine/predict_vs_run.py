@@ -7,12 +7,11 @@
 Per model: the installed prediction (predict_file: GPU time + the host's fixed cost, and
 the dispatch predictor's own total) and, where this engine has one, the same-day
 calibration's (engine-latency calibrate; both against the same measurement), then every
-model's Engine (every default) timed in
-rounds as `engine-latency measure` does (engine.latency.measure: warm-up, visits of 1
-untimed + 5 timed runs, A, B, C, A, B, C ...), --runs per model. Error = predicted /
-measured - 1 against the measured median and the statistic `fit` labels with
-(engine.latency.repeat.LABEL). Prints a markdown table under the stamp line (load before
-and after); asserts nothing.
+model's Engine (every default) timed in rounds as `engine-latency measure` does
+(engine.latency.measure: warm-up, visits of 1 untimed + 5 timed runs, A, B, C, A, B, C
+...), --runs per model. Error = predicted / measured - 1 against the statistic `fit`
+labels with (engine.latency.repeat.LABEL: the median). Prints a markdown table under the
+stamp line (load before and after); asserts nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +24,8 @@ from benchmarks.common import Bench, table
 
 
 def measure(models: list[str], runs: int, sync: str) -> tuple[list[dict], object]:
-    """One row per model (predictions, measured statistics, ms) and the GpuContext."""
+    """One row per (predictor, model): its predictions and the model's measured statistics
+    (ms); and the GpuContext."""
     from engine.gpu.device import shared_context
     from engine.gpu.engine import Engine
     from engine.latency import measure as m
@@ -58,11 +58,8 @@ def markdown(rows: list[dict], label: str) -> str:
     def err(a: float, b: float) -> str:
         return f"{100 * (a / b - 1):+.1f}%"
 
-    def name(which: str) -> str:  # "calibrated <when> on N generated layers (...)"
-        return which.split(" (")[0]
-
     measured = f"{label}_ms"
-    body = [[r["model"], name(r["predictor"]), f"{r['gpu_ms']:.2f}",
+    body = [[r["model"], r["predictor"].split(" (")[0], f"{r['gpu_ms']:.2f}",
              "-" if r["fixed_ms"] is None else f"{r['fixed_ms']:.2f}",
              f"{r['predicted_ms']:.2f}", f"{r[measured]:.2f}", err(r["predicted_ms"], r[measured]),
              f"{r['one_fit_ms']:.2f}", err(r["one_fit_ms"], r[measured])] for r in rows]  # fmt: skip

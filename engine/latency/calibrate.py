@@ -18,7 +18,7 @@
   after, in two calibrations 3 minutes apart (docs/benchmarks.md, latency prediction): the
   machine's speed moves by about that much between minutes, so ±10% is not assured.
 
-    path = calibrate(ctx, count=150)          # ~3.5 min on lavapipe, 2 cores
+    path = calibrate(ctx, count=150)   # 1.5 min on lavapipe, 2 cores (3.5 with Mesa's cache cold)
 
 Where calibrations live and which one predict takes: engine/latency/predict.py
 (calibrated_path, find_calibrated).
@@ -33,47 +33,77 @@ from pathlib import Path
 
 from engine.errors import EngineError
 
-COUNT = 150  # generated layers, ~85-210 s on lavapipe: fewer moved the app's models more
+COUNT = 150  # generated layers, 85-210 s on lavapipe: fewer moved the app's models more
 # (the same measurement cut to 60 or 100 layers: -15% and -13% on face_landmark, docs)
+MIN_LAYERS = 10
 SEED = 0  # the kernels of the installed fit (measure --kernels), measured again
+
+
+def check_count(count: int) -> None:
+    """A clear error for too few layers, before any device is opened."""
+    if count < MIN_LAYERS:
+        raise ValueError(f"a calibration needs at least {MIN_LAYERS} layers, not {count}")
+
+
+def carry(base, rows: list[dict], seed: int, load: float):
+    """The predictor `base` carried to the measured `rows` (DispatchLevel.adapted), stamped
+    with this engine's fingerprint (a calibration belongs to the engine that measured it)
+    and what it was made from."""
+    from engine.latency.predictors import samples
+    from engine.latency.predictors.base import engine_fingerprint
+    from engine.latency.repeat import LABEL
+
+    carried = base.adapted(samples(rows, LABEL))
+    carried.meta["engine"] = engine_fingerprint()
+    carried.meta["calibrated"] = {
+        "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "layers": len(rows),
+        "seed": seed, "load": round(load, 2), "from_engine": base.meta.get("engine"),
+    }  # fmt: skip
+    return carried
 
 
 def calibrate(ctx, precision: str = "fp32", count: int = COUNT, seed: int = SEED,
               protocol=None, progress: bool = True) -> Path:  # fmt: skip
     """Measure `count` generated layers on `ctx`'s adapter now, carry the installed
     predictor to them and save it (calibrated_path). The measured rows are kept beside it
-    (<name>.csv.gz), replaced by each calibration."""
+    (<name>.csv.gz), replaced by each calibration; an interrupted one leaves nothing."""
     from engine.latency import measure
     from engine.latency.dataset import profile_path, read_rows
     from engine.latency.dispatches import adapter_slug
     from engine.latency.kernels import kernel_graphs, kernel_job
     from engine.latency.predict import calibrated_path, predictor_path
-    from engine.latency.predictors import load, samples
-    from engine.latency.repeat import LABEL
+    from engine.latency.predictors import load
 
-    if count < 10:
-        raise ValueError(f"--kernels {count}: a calibration needs at least 10 layers")
+    check_count(count)
     if not ctx.has_timestamps:
         raise EngineError(f"{ctx.name}: no timestamp-query, so no per-dispatch GPU times to "
                           "calibrate with")  # fmt: skip
+    if precision == "fp16" and not ctx.has_f16:
+        raise EngineError(f"{ctx.name}: no shader-f16, so no fp16 to calibrate")
     adapter = adapter_slug(ctx.info)
     base = load(predictor_path(adapter, precision))
     out = calibrated_path(adapter, precision)
     out.parent.mkdir(parents=True, exist_ok=True)
     scratch = out.parent / f".{out.stem}.measuring.csv.gz"
-    scratch.unlink(missing_ok=True)  # a calibration starts from nothing: no resume
     jobs = [kernel_job(key, g) for _, key, g in kernel_graphs(count, seed)]
     load_before = os.getloadavg()[0]
-    measure.run(jobs, len(jobs), scratch, ctx, precision, protocol or measure.Protocol(),
-                litert_threads=None, progress=progress)  # fmt: skip
-    carried = base.adapted(samples(read_rows(scratch), LABEL))
-    carried.meta["calibrated"] = {
-        "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "layers": count, "seed": seed, "load": round(max(load_before, os.getloadavg()[0]), 2),
-        "from": str(predictor_path(adapter, precision).name),
-    }  # fmt: skip
-    carried.save(out)
-    kept = out.with_suffix(".csv.gz")
-    shutil.move(profile_path(scratch), profile_path(kept))
-    shutil.move(scratch, kept)
+    try:
+        _remove(scratch, profile_path(scratch))  # a calibration starts from nothing
+        measure.run(jobs, len(jobs), scratch, ctx, precision, protocol or measure.Protocol(),
+                    litert_threads=None, progress=progress)  # fmt: skip
+        rows = read_rows(scratch) if scratch.exists() else []
+        if len(rows) < MIN_LAYERS:
+            raise EngineError(f"{ctx.name}: {len(rows)} of {count} generated layers measured, "
+                              f"a calibration needs {MIN_LAYERS}")  # fmt: skip
+        carry(base, rows, seed, max(load_before, os.getloadavg()[0])).save(out)
+        kept = out.with_suffix(".csv.gz")
+        shutil.move(profile_path(scratch), profile_path(kept))
+        shutil.move(scratch, kept)
+    finally:
+        _remove(scratch, profile_path(scratch))
     return out
+
+
+def _remove(*paths: Path) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)

@@ -134,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser(
         "calibrate",
         help="carry the installed predictor to this machine's "
-        "speed today (a few minutes of measurement; predict then uses it)",
+        "speed today (a few minutes of measurement; predict then uses it for this adapter: "
+        "--adapter NAME on an adapter other than lavapipe)",
     )
     c.add_argument(
         "--kernels",
@@ -198,12 +199,13 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("model")
     q.add_argument("--adapter", help="adapter name (default: the fitted one, lavapipe)")
     q.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
-    q.add_argument(
+    which = q.add_mutually_exclusive_group()
+    which.add_argument(
         "--predictor",
         help="a predictor JSON (default: this engine's calibration "
         "for the adapter, engine-latency calibrate, else the installed one)",
     )
-    q.add_argument(
+    which.add_argument(
         "--installed",
         action="store_true",
         help="the installed predictor even where a calibration exists",
@@ -360,6 +362,9 @@ def _calibrate(args) -> int:
     from engine.latency.predictors import load
 
     count = calibrate.COUNT if args.kernels is None else args.kernels
+    if count < calibrate.MIN_LAYERS:  # before a device is opened
+        raise ValueError(f"--kernels {count}: a calibration needs at least "
+                         f"{calibrate.MIN_LAYERS} layers")  # fmt: skip
     protocol = measure.Protocol(args.warmup, args.runs, block=args.block)
     path = calibrate.calibrate(shared_context(args.adapter), args.precision, count,
                                protocol=protocol, progress=not args.no_progress)  # fmt: skip

@@ -1,6 +1,6 @@
 """Predict a model's latency on an adapter without running it (no device is created).
 
-    pred = predict_file("models/face_landmark.tflite")        # the installed predictor
+    pred = predict_file("models/face_landmark.tflite")   # this day's calibration, else installed
     pred.total_ms, pred.rows   # per dispatch: (DispatchInfo, ms); pred.warnings
     pred.gpu_ms, pred.fixed_ms # GPU time of the dispatch list, the host's fixed cost
     print(format_prediction(pred))
@@ -17,7 +17,10 @@ the predictor. --adapter picks the installed predictor of that adapter; a predic
 fitted for another adapter or a stale engine is used with a warning. Where this engine
 has a same-day calibration for the adapter and precision (engine-latency calibrate,
 engine/latency/calibrate.py) predict takes it and names it; `installed=True` (CLI
-`--installed`) takes the shipped fit.
+`--installed`) takes the shipped fit. Without --adapter that is lavapipe's where it is
+installed: on another adapter, calibrate and predict with its --adapter name. A
+calibration covers GPU time (the dispatch predictor) only: the fixed cost added to it is
+the installed one (fixed.py).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ class Prediction:
     fixed_ms: float | None = None  # the host's, engine/latency/fixed.py; None: not fitted
     sync: str = "sleep"
     one_fit_ms: float = 0.0  # the dispatch predictor's own total (model-level terms on totals)
-    predictor: str = "installed"  # or "calibrated <when> ..." (calibrate.describe) or a path
+    predictor: str = "installed"  # or "calibrated <when> ..." (describe) or a path
 
     def to_dict(self) -> dict:
         return {
@@ -146,8 +149,7 @@ def describe(meta: dict) -> str:
     cal = meta.get("calibrated")
     if not cal:
         return "installed"
-    return (f"calibrated {cal['at']} on {cal['layers']} generated layers "
-            f"(load {cal['load']}; `--installed` for the shipped fit)")  # fmt: skip
+    return f"calibrated {cal['at']} on {cal['layers']} generated layers (load {cal['load']})"
 
 
 def choose_predictor(adapter: str | None, precision: str,
@@ -217,6 +219,8 @@ def format_prediction(pred: Prediction, top: int = 0) -> str:
     """`12.3 ms` then the per-dispatch table (slowest `top` only when > 0) and warnings."""
     lines = [f"{pred.total_ms:.1f} ms", f"{pred.model} on {pred.adapter} ({pred.precision}): "
              f"{len(pred.rows)} dispatches; predictor: {pred.predictor}"]  # fmt: skip
+    if pred.predictor.startswith("calibrated"):
+        lines[-1] += " (`--installed` for the shipped fit)"
     if pred.fixed_ms is None:
         lines.append(f"GPU time {pred.gpu_ms:.2f} ms; no fixed cost fitted for {pred.adapter} "
                      f"(engine-latency measure-fixed): the dispatch predictor's total")  # fmt: skip

@@ -11,7 +11,13 @@ from tests.helpers.latency import tiny_cell_model
 gpu_context()
 
 
-def test_predict_vs_run_reports_both_predictions_and_the_measured_statistics(tmp_path, capsys):
+def test_predict_vs_run_reports_both_predictions_and_the_measured_statistics(
+    tmp_path, capsys, monkeypatch
+):
+    from engine import config
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))  # no calibration there
+    config.reload()
     out = tmp_path / "vs.json"
     assert (
         predict_vs_run.main([str(tiny_cell_model(tmp_path)), "--runs", "5", "--json", str(out)])
@@ -19,6 +25,6 @@ def test_predict_vs_run_reports_both_predictions_and_the_measured_statistics(tmp
     )
     assert "| cell |" in capsys.readouterr().out
     (row,) = json.loads(out.read_text())["rows"]
-    assert row["predictor"] == "installed"  # the session cache holds no calibration
+    assert row["predictor"] == "installed"
     assert row["runs"] == 5 and row["min_ms"] <= row["p10_ms"] <= row["median_ms"]
     assert row["predicted_ms"] > 0 and row["one_fit_ms"] > 0

@@ -8,10 +8,12 @@ import json
 import pytest
 
 from engine import config
+from engine.latency.calibrate import carry
 from engine.latency.cli import main
 from engine.latency.dataset import read_rows
 from engine.latency.predict import calibrated_path, predict_file, predictor_path
-from engine.latency.predictors import load, samples
+from engine.latency.predictors import load
+from engine.latency.predictors.base import engine_fingerprint
 from tests.helpers.files import ROOT, model_file
 
 MODEL = "face_detection_short_range"
@@ -38,12 +40,11 @@ def _slower(rows: list[dict], factor: float) -> list[dict]:
     return out
 
 
-def _save_calibration(rows: list[dict], meta: dict | None = None):
-    base = load(predictor_path("lavapipe", "fp32"))
-    carried = base.adapted(samples(rows, "median"))
-    carried.meta["calibrated"] = {"at": "2026-11-27 18:00 UTC", "layers": len(rows), "seed": 0,
-                                  "load": 1.0, "from": "lavapipe-fp32.json"}  # fmt: skip
-    carried.meta.update(meta or {})
+def _save_calibration(rows: list[dict], engine: str | None = None):
+    """What calibrate saves for `rows` (calibrate.carry), optionally stamped by another engine."""
+    carried = carry(load(predictor_path("lavapipe", "fp32")), rows, seed=0, load=1.0)
+    if engine:
+        carried.meta["engine"] = engine
     return carried.save(calibrated_path("lavapipe", "fp32"))
 
 
@@ -57,7 +58,7 @@ def test_a_machine_three_times_slower_predicts_three_times_the_time(cache):
     slow = predict_file(model_file(MODEL))
     assert slow.gpu_ms == pytest.approx(3 * same.gpu_ms, rel=1e-6)
     assert slow.one_fit_ms == pytest.approx(3 * same.one_fit_ms, rel=1e-6)
-    assert slow.predictor.startswith("calibrated 2026-11-27 18:00 UTC on 40 generated layers")
+    assert slow.predictor.startswith("calibrated ") and " on 40 generated layers" in slow.predictor
 
 
 def test_predict_names_its_predictor_and_installed_skips_the_calibration(cache):
@@ -70,13 +71,28 @@ def test_predict_names_its_predictor_and_installed_skips_the_calibration(cache):
 
 
 def test_a_calibration_of_another_engine_is_ignored_with_a_warning(cache):
-    path = _save_calibration(read_rows(KERNELS)[:40], {"engine": "0123456789ab"})
+    path = _save_calibration(read_rows(KERNELS)[:40], engine="0123456789ab")
     pred = predict_file(model_file(MODEL))
     assert pred.predictor == "installed"
     assert [w for w in pred.warnings if str(path) in w and "ignored" in w]
 
 
-def test_too_few_layers_is_one_line_exit_2(cache, capsys):
+def test_a_calibration_is_stamped_by_the_engine_that_measured_it():
+    """Not by the installed fit it started from: a calibration stays usable after the
+    kernels change and before the installed fit is redone."""
+    base = load(predictor_path("lavapipe", "fp32"))
+    base.meta["engine"] = "0123456789ab"
+    carried = carry(base, read_rows(KERNELS)[:20], seed=0, load=1.0)
+    assert carried.meta["engine"] == engine_fingerprint()
+    assert carried.meta["calibrated"]["from_engine"] == "0123456789ab"
+    assert carried.meta["calibrated"]["layers"] == 20
+
+
+def test_too_few_layers_is_one_line_exit_2_before_a_device(cache, capsys, monkeypatch):
+    def no_device(*args, **kwargs):
+        raise AssertionError("a device was opened")
+
+    monkeypatch.setattr("engine.gpu.device.shared_context", no_device)
     assert main(["calibrate", "--kernels", "3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["engine-latency: error: --kernels 3: a calibration needs at least 10 layers"]
@@ -86,12 +102,17 @@ def test_too_few_layers_is_one_line_exit_2(cache, capsys):
 def test_calibrate_measures_today_and_predict_takes_it(cache, capsys):
     assert main(["calibrate", "--kernels", "10", "--runs", "3", "--warmup", "1",
                  "--no-progress"]) == 0  # fmt: skip
-    path = calibrated_path("lavapipe", "fp32")
+    from engine.gpu.device import shared_context
+    from engine.latency.dispatches import adapter_slug
+
+    adapter = adapter_slug(shared_context().info)
+    path = calibrated_path(adapter, "fp32")
     assert capsys.readouterr().out.startswith(f"{path}: calibrated ")
     doc = json.loads(path.read_text())
     assert doc["calibrated"]["layers"] == 10 and doc["adapted_with"] == 10
+    assert doc["engine"] == engine_fingerprint()  # the measuring engine's, not the base's
     rows = read_rows(path.with_suffix(".csv.gz"))  # the measured layers, kept beside it
     assert len(rows) == 10 and all(r["dispatch_ms"] for r in rows)
     assert not list(path.parent.glob(".*measuring*"))
-    assert main(["predict", str(model_file(MODEL))]) == 0
+    assert main(["predict", str(model_file(MODEL)), "--adapter", adapter]) == 0
     assert "predictor: calibrated " in capsys.readouterr().out
