@@ -14,9 +14,9 @@
   and this engine only, and says so; `predict --installed` takes the shipped one.
 - NAS cells are not used: their 1x1 and 3x3 layers slowed by other ratios than the app's
   (a calibration on 120 cells left the app's models 33-45% under; measured, docs/latency.md).
-- how close: the app's models -3% to -17% and +12% to -3% of run() measured the minute
-  after, in two calibrations 3 minutes apart (docs/benchmarks.md, latency prediction): the
-  machine's speed moves by about that much between minutes, so ±10% is not assured.
+- how close: the app's models within ±10% of run() measured the minute after in 7 of 9
+  cases over three calibrations, the others -17%, -15% and +12% (docs/benchmarks.md,
+  latency prediction): the machine's speed moves by about that much between minutes.
 
     path = calibrate(ctx, count=150)   # 1.5 min on lavapipe, 2 cores (3.5 with Mesa's cache cold)
 
