@@ -39,6 +39,13 @@ TARGET_HELP = ("the label: a statistic of each cell's runs (default repeat.LABEL
                "the GPU time of its profiled dispatches (timestamp queries)")  # fmt: skip
 
 
+AFTER_INTERRUPT = {  # what an interrupted command leaves, said after "interrupted"
+    "measure": " (run it again: it resumes where it stopped)",
+    "enumerate": " (run it again: it resumes where it stopped)",
+    "calibrate": " (nothing kept: predict uses the calibration before, if any)",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -48,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"engine-latency: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("engine-latency: interrupted (measure and enumerate resume where they stopped)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"engine-latency: interrupted{AFTER_INTERRUPT.get(args.command, '')}", file=sys.stderr
+        )
         return 130
 
 

@@ -4,6 +4,7 @@ predict for this engine only, named in its output; --installed and stale files a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,27 @@ def test_calibrate_measures_today_and_predict_takes_it(cache, capsys):
     assert not list(path.parent.glob(".*measuring*"))
     assert main(["predict", str(model_file(MODEL)), "--adapter", adapter]) == 0
     assert "predictor: calibrated " in capsys.readouterr().out
+
+
+def test_an_interrupted_calibration_leaves_the_one_before(cache, monkeypatch):
+    """Ctrl-C while measuring: the scratch rows go, the previous calibration stays."""
+    from types import SimpleNamespace
+
+    from engine.latency import calibrate, measure
+    from engine.latency.dataset import profile_path
+
+    before = _save_calibration(read_rows(KERNELS)[:40])
+    text = before.read_text()
+
+    def interrupted(jobs, total, out, *args, **kwargs):
+        Path(out).write_bytes(b"partial")
+        profile_path(out).write_text("{}")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(measure, "run", interrupted)
+    ctx = SimpleNamespace(name="lavapipe", info={"vendor": "llvmpipe"}, has_timestamps=True,
+                          has_f16=True)  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        calibrate.calibrate(ctx, count=10, progress=False)
+    assert sorted(p.name for p in before.parent.iterdir()) == [before.name]
+    assert before.read_text() == text
