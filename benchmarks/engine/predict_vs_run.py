@@ -29,28 +29,28 @@ def measure(models: list[str], runs: int, sync: str) -> tuple[list[dict], object
     from engine.gpu.device import shared_context
     from engine.gpu.engine import Engine
     from engine.latency import measure as m
-    from engine.latency.predict import predict_file
+    from engine.latency.predict import INSTALLED, predict_file
     from engine.model.importer import load_tflite
 
     ctx = shared_context()
-    preds = {"installed": [predict_file(p, sync=sync, installed=True) for p in models]}
+    preds = {INSTALLED: [predict_file(p, sync=sync, installed=True) for p in models]}
     calibrated = [predict_file(p, sync=sync) for p in models]
-    if calibrated[0].predictor != "installed":
+    if calibrated[0].predictor != INSTALLED:
         preds[calibrated[0].predictor] = calibrated
     graphs = [load_tflite(Path(p)) for p in models]
     engines = [Engine(g, context=ctx, sync=sync) for g in graphs]
     feeds = [m.random_feeds(g) for g in graphs]
     fns = [lambda e=e, f=f: e.run(f) for e, f in zip(engines, feeds, strict=True)]
     times = m.timed_round_robin(fns, m.Protocol(runs=runs))
+    measured = [{"runs": len(t), **{k.removeprefix("engine_"): v for k, v in m.summary(t).items()}}
+                for t in times]  # fmt: skip
     rows = []
     for which, predicted in preds.items():
-        for path, pred, t in zip(models, predicted, times, strict=True):
-            s = m.summary(t)
+        for path, pred, stats in zip(models, predicted, measured, strict=True):
             rows.append({"model": Path(path).stem, "predictor": which,
                          "predicted_ms": pred.total_ms, "gpu_ms": pred.gpu_ms,
                          "fixed_ms": pred.fixed_ms, "one_fit_ms": pred.one_fit_ms,
-                         "runs": len(t),
-                         **{k.removeprefix("engine_"): v for k, v in s.items()}})  # fmt: skip
+                         **stats})  # fmt: skip
     return rows, ctx
 
 

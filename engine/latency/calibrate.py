@@ -39,10 +39,11 @@ MIN_LAYERS = 10
 SEED = 0  # the kernels of the installed fit (measure --kernels), measured again
 
 
-def check_count(count: int) -> None:
-    """A clear error for too few layers, before any device is opened."""
+def check_count(count: int, name: str = "count") -> None:
+    """A clear error for too few layers (`name`: how the caller calls the count), before
+    any device is opened."""
     if count < MIN_LAYERS:
-        raise ValueError(f"a calibration needs at least {MIN_LAYERS} layers, not {count}")
+        raise ValueError(f"{name} {count}: a calibration needs at least {MIN_LAYERS} layers")
 
 
 def carry(base, rows: list[dict], seed: int, load: float):

@@ -134,9 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     x = sub.add_parser("measure-fixed", help="the host's fixed cost of run(): microbenchmark + fit")
     x.add_argument("--out", help="default engine/latency/fitted/fixed/<adapter>.json")
     _engine_args(x)
-    x.add_argument("--runs", type=int, default=50)
-    x.add_argument("--warmup", type=int, default=5)
-    x.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+    _timing_args(x)
     x.set_defaults(func=_measure_fixed)
 
     c = sub.add_parser(
@@ -152,9 +150,7 @@ def _parser() -> argparse.ArgumentParser:
         help="generated layers to measure (default: calibrate.COUNT, 150)",
     )
     _engine_args(c)
-    c.add_argument("--runs", type=int, default=50)
-    c.add_argument("--warmup", type=int, default=5)
-    c.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+    _timing_args(c)
     c.add_argument("--no-progress", action="store_true")
     c.set_defaults(func=_calibrate)
 
@@ -246,6 +242,19 @@ def _parser() -> argparse.ArgumentParser:
 def _engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--adapter", help="substring of the adapter (default: ENGINE_ADAPTER/best)")
     p.add_argument("--precision", default="fp32", choices=("fp32", "fp16"))
+
+
+def _timing_args(p: argparse.ArgumentParser) -> None:
+    """measure.Protocol's runs, warm-up and block (measure-fixed, calibrate)."""
+    p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--block", type=int, default=5, help="timed runs per visit (round-robin)")
+
+
+def _protocol(args):
+    from engine.latency import measure
+
+    return measure.Protocol(args.warmup, args.runs, block=args.block)
 
 
 def _config(text: str):
@@ -354,10 +363,9 @@ def _measure_ops(args) -> int:
 
 def _measure_fixed(args) -> int:
     from engine.gpu.device import shared_context
-    from engine.latency import fixed, measure
+    from engine.latency import fixed
 
-    protocol = measure.Protocol(args.warmup, args.runs, block=args.block)
-    path = fixed.write(shared_context(args.adapter), args.out, protocol)
+    path = fixed.write(shared_context(args.adapter), args.out, _protocol(args))
     params = json.loads(path.read_text())["params"]
     print(f"{path}: {json.dumps(params)}")
     return 0
@@ -365,17 +373,14 @@ def _measure_fixed(args) -> int:
 
 def _calibrate(args) -> int:
     from engine.gpu.device import shared_context
-    from engine.latency import calibrate, measure
+    from engine.latency import calibrate
     from engine.latency.predict import describe
     from engine.latency.predictors import load
 
     count = calibrate.COUNT if args.kernels is None else args.kernels
-    if count < calibrate.MIN_LAYERS:  # before a device is opened
-        raise ValueError(f"--kernels {count}: a calibration needs at least "
-                         f"{calibrate.MIN_LAYERS} layers")  # fmt: skip
-    protocol = measure.Protocol(args.warmup, args.runs, block=args.block)
+    calibrate.check_count(count, "--kernels")  # before a device is opened
     path = calibrate.calibrate(shared_context(args.adapter), args.precision, count,
-                               protocol=protocol, progress=not args.no_progress)  # fmt: skip
+                               protocol=_protocol(args), progress=not args.no_progress)  # fmt: skip
     print(f"{path}: {describe(load(path).meta)}")
     return 0
 

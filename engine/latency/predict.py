@@ -32,6 +32,8 @@ from pathlib import Path
 
 from engine.errors import EngineError, ModelError
 
+INSTALLED = "installed"  # Prediction.predictor of the shipped fit
+
 
 @dataclass
 class Prediction:
@@ -46,7 +48,7 @@ class Prediction:
     fixed_ms: float | None = None  # the host's, engine/latency/fixed.py; None: not fitted
     sync: str = "sleep"
     one_fit_ms: float = 0.0  # the dispatch predictor's own total (model-level terms on totals)
-    predictor: str = "installed"  # or "calibrated <when> ..." (describe) or a path
+    predictor: str = INSTALLED  # or "calibrated <when> ..." (describe) or a path
 
     def to_dict(self) -> dict:
         return {
@@ -148,7 +150,7 @@ def describe(meta: dict) -> str:
     """How a predictor's file names itself in predict's output."""
     cal = meta.get("calibrated")
     if not cal:
-        return "installed"
+        return INSTALLED
     return f"calibrated {cal['at']} on {cal['layers']} generated layers (load {cal['load']})"
 
 
