@@ -51,7 +51,9 @@ class WeightsCache:
         self.device = device
         self._entries: dict[tuple[bytes, str], _Entry] = {}
         self._keys: dict[int, tuple[bytes, str]] = {}  # id(buffer) -> key
-        self._lock = threading.Lock()
+        # reentrant: a garbage collection inside acquire() can run an unreachable Engine's
+        # __del__, whose release() comes back here on the same thread (a Lock deadlocked CI)
+        self._lock = threading.RLock()
         self.hits = self.misses = 0
 
     def acquire(self, b: Binding, precision: Precision):
