@@ -14,7 +14,9 @@ Attribute names are the TFLite schema's field names in snake_case
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -80,17 +82,28 @@ class Graph:
     inputs: list[int]
     outputs: list[int]
     name: str = ""  # where it came from (file path), for error messages
+    # consumers() of the ops it was built from: the fusion passes ask once per candidate
+    # op, and rebuilding it each time made the transforms quadratic in the op count.
+    _readers: tuple = field(default=(None, None), init=False, repr=False, compare=False)
 
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]
 
-    def consumers(self) -> dict[int, list[int]]:
-        """Map tensor id -> indices of the ops that read it, in order."""
-        readers: dict[int, list[int]] = {}
-        for i, op in enumerate(self.ops):
+    def consumers(self) -> Mapping[int, tuple[int, ...]]:
+        """Map tensor id -> indices of the ops that read it, in order (read-only).
+
+        Kept until `ops` changes: Ops are frozen and compare by identity (eq=False), so a
+        pass that replaces, adds or drops an op, in a new Graph or in this one's list, gets
+        a new map."""
+        ops = tuple(self.ops)
+        if self._readers[0] == ops:
+            return MappingProxyType(self._readers[1])
+        found: dict[int, list[int]] = {}
+        for i, op in enumerate(ops):
             for t in tensors_read(op):
-                readers.setdefault(t, []).append(i)
-        return readers
+                found.setdefault(t, []).append(i)
+        self._readers = (ops, {t: tuple(r) for t, r in found.items()})  # picklable
+        return MappingProxyType(self._readers[1])
 
     def producers(self) -> dict[int, int]:
         """Map tensor id -> index of the op that writes it."""

@@ -147,6 +147,9 @@ def fuse_layer_norm(graph: Graph) -> tuple[Graph, PassResult]:
     result = PassResult("fuse_layer_norm")
     i = 0
     while i < len(graph.ops):
+        if graph.ops[i].type != "MEAN":  # only a MEAN starts a core (_core)
+            i += 1
+            continue
         readers = graph.consumers()
         core = _core(graph, i, readers)
         if not isinstance(core, dict):
