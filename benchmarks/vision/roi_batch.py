@@ -1,13 +1,18 @@
-"""Would the crops of one frame run faster as one batch on XNNPACK? (issue 30, item 2)
+"""Do the crops of one frame run faster as one batch? (issue 30, item 2)
 
-For each landmark model and crop count n: LiteRT's interpreter with the input resized to
-batch n, one invoke, against n invokes of the file as it is (batch 1: what the solutions'
-CpuRoiModel does), alternated in rounds (benchmarks/common.py's interleave) in one
-process, both on every core; the batch's outputs are checked bit-equal to the n single
-runs'. Prints a markdown table under the stamp line and writes JSON ({"stamp", "rows"}).
+For each landmark model, crop count n and backend, alternated in rounds (benchmarks/
+common.py's interleave) in one process; the batch's outputs are checked bit-equal to the
+crop-by-crop ones:
+- xnnpack: LiteRT's interpreter with the input resized to batch n, one invoke, against n
+  invokes of the file as it is (batch 1: what CpuRoiModel does), both on every core;
+- webgpu: engine/vision/roi_model.RoiModel as the solutions run it (n pre-processes from
+  a frame texture of the people clip, the model, one read-back, one submit and wait),
+  crop by crop (`batch=False`) against its batch-n engine (built before timing).
+Prints a markdown table under the stamp line and writes JSON ({"stamp", "rows"}).
 
 usage: python -m benchmarks.vision.roi_batch [--models hand_landmark_full face_landmark]
-       [--crops 2 3] [--rounds 6] [--block 20] [--json out/roi_batch.json]
+       [--crops 2 3] [--backends xnnpack webgpu] [--rounds 6] [--block 20]
+       [--json out/roi_batch.json]
 """
 
 from __future__ import annotations
@@ -39,6 +44,45 @@ def invoke(it, tensor: np.ndarray) -> list[np.ndarray]:
     return [it.get_tensor(d["index"]) for d in it.get_output_details()]
 
 
+def measure_webgpu(name: str, n: int, rounds: int, block: int) -> dict:
+    import cv2
+
+    from engine.catalog.paths import assets_dir
+    from engine.gpu import Engine, shared_context
+    from engine.vision.gpu_stage import FrameInput
+    from engine.vision.roi import Rect
+    from engine.vision.roi_model import RoiModel
+
+    ctx = shared_context()
+    engine = Engine.from_tflite(model_path(name), context=ctx)
+    clip = assets_dir() / "people.mp4"
+    cap = cv2.VideoCapture(str(clip))
+    ok, bgr = cap.read()
+    cap.release()
+    if not ok:
+        raise SystemExit(f"roi_batch: {clip}: no frame to read (make assets)")
+    rgb = np.ascontiguousarray(bgr[:, :, ::-1])
+    view, size = FrameInput(ctx.device)(rgb)
+    rects = [Rect(0.2 + 0.6 * i / n, 0.4, 0.25, 0.3, 0.1 * i) for i in range(n)]
+    alone = RoiModel(engine, (0.0, 1.0), "replicate", True, batch=False)
+    together = RoiModel(engine, (0.0, 1.0), "replicate", True, batch_after=0)
+    together.run(view, size, rects)
+    together.wait_batches()
+    if together.batch_errors:
+        raise SystemExit(f"roi_batch: {name} at a batch of {n}: {together.batch_errors[n]}")
+    want, got = alone.run(view, size, rects), together.run(view, size, rects)
+    same = all(np.array_equal(a[k], b[k]) for (a, _), (b, _) in zip(want, got, strict=True)
+               for k in a)  # fmt: skip
+    runs = {"crop by crop": lambda: alone.run(view, size, rects),
+            "one batch": lambda: together.run(view, size, rects)}  # fmt: skip
+    med = interleave(runs, rounds, block, warmup=3)["medians"]
+    together.destroy()
+    alone.destroy()
+    return {"model": name, "crops": n, "backend": f"webgpu ({ctx.name})", "bit_equal": same,
+            "per_crop_ms": med["crop by crop"], "batch_ms": med["one batch"],
+            "speedup": med["crop by crop"] / med["one batch"]}  # fmt: skip
+
+
 def measure(name: str, n: int, rounds: int, block: int) -> dict:
     single, batched = interpreter(name, 1), interpreter(name, n)
     shape = single.get_input_details()[0]["shape"]
@@ -50,7 +94,8 @@ def measure(name: str, n: int, rounds: int, block: int) -> dict:
     runs = {"one invoke per crop": lambda: [invoke(single, tensors[i : i + 1]) for i in range(n)],
             "one batch": lambda: invoke(batched, tensors)}  # fmt: skip
     med = interleave(runs, rounds, block, warmup=3)["medians"]
-    return {"model": name, "crops": n, "threads": os.cpu_count(), "bit_equal": same,
+    return {"model": name, "crops": n, "backend": f"xnnpack ({os.cpu_count()} threads)",
+            "bit_equal": same,
             "per_crop_ms": med["one invoke per crop"], "batch_ms": med["one batch"],
             "speedup": med["one invoke per crop"] / med["one batch"]}  # fmt: skip
 
@@ -60,18 +105,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", nargs="+",
                     default=["hand_landmark_full", "hand_landmark_lite", "face_landmark"])  # fmt: skip
     ap.add_argument("--crops", nargs="+", type=int, default=[2, 3])
+    ap.add_argument("--backends", nargs="+", choices=["xnnpack", "webgpu"],
+                    default=["xnnpack", "webgpu"])  # fmt: skip
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--block", type=int, default=20)
     ap.add_argument("--json", default="out/roi_batch.json")
     args = ap.parse_args(argv)
     bench = Bench(__spec__.name, argv)
-    rows = [measure(m, n, args.rounds, args.block) for m in args.models for n in args.crops]
-    header = ["model", "crops", "threads", "one invoke per crop ms", "one batch ms", "x",
+    how = {"xnnpack": measure, "webgpu": measure_webgpu}
+    rows = [how[b](m, n, args.rounds, args.block)
+            for m in args.models for n in args.crops for b in args.backends]  # fmt: skip
+    header = ["model", "crops", "backend", "crop by crop ms", "one batch ms", "x",
               "bit-equal"]  # fmt: skip
-    cells = [[r["model"], str(r["crops"]), str(r["threads"]), f"{r['per_crop_ms']:.2f}",
+    cells = [[r["model"], str(r["crops"]), r["backend"], f"{r['per_crop_ms']:.2f}",
               f"{r['batch_ms']:.2f}", f"{r['speedup']:.2f}", "yes" if r["bit_equal"] else "NO"]
              for r in rows]  # fmt: skip
-    bench.report("\n".join(table(header, cells, "lrrrrrl")), {"rows": rows}, args.json)
+    bench.report("\n".join(table(header, cells, "lrlrrrl")), {"rows": rows}, args.json)
     return 0
 
 

@@ -253,7 +253,9 @@ def make(out: Path | None = None, frames: int = FRAMES, force: bool = False) -> 
     print(f"  wrote {mp4} ({mp4.stat().st_size / 1e6:.1f} MB, read back {frames} frames)")
     if frames == FRAMES and digest != CLIP_SHA256:
         print(f"  note: {mp4.name} sha256 {digest[:12]}... differs from the one the fidelity "
-              "references were made from (another PyAV / OpenCV?); those tests will skip")  # fmt: skip
+              "references were made from (another PyAV / OpenCV / CPU?); the tests that read "
+              "its frames fail with ClipMismatch until the references are made again from it "
+              "(python -m tests.data.mediapipe.make_reference)")  # fmt: skip
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -100,6 +100,12 @@ class Engine:
         kernels: str = "optimized",
     ):
         t0 = time.perf_counter()
+        # what with_batch() builds the same model with, on this device
+        self._rebuild = {"precision": precision, "sync": sync, "planner": planner,
+                         "transforms": transforms, "storage": storage,
+                         "texture_planner": texture_planner, "workgroups": workgroups,
+                         "tune_method": tune_method, "cache_dir": cache_dir,
+                         "kernels": kernels}  # fmt: skip
         prec = precision_of(precision)
         self.sync = check_sync(sync)
         self.ctx = context or shared_context(adapter)
@@ -153,6 +159,18 @@ class Engine:
     @classmethod
     def from_tflite(cls, path: str | os.PathLike, **kwargs) -> Engine:
         return cls(load_tflite(Path(path)), **kwargs)
+
+    def with_batch(self, n: int, context: GpuContext | None = None) -> Engine:
+        """This model on n images at once (its inputs' batch of 1 made n: transforms/
+        resize_inputs.rebatch; n = 1: the same model again), with this engine's options,
+        on `context` (default: this engine's device); ModelError where the model does not
+        carry a batch, ValueError for a staged engine (no one kernel set to match)."""
+        from engine.transforms.resize_inputs import rebatch
+
+        if self.kernels == STAGED:
+            raise ValueError("with_batch: a staged engine has no one kernel set to match")
+        graph = self.source_graph if n == 1 else rebatch(self.source_graph, n)
+        return Engine(graph, context=context or self.ctx, **self._rebuild)
 
     # --- lifetime: shared weights are reference counted per engine -----------------------
     def close(self) -> None:

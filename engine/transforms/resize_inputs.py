@@ -12,7 +12,8 @@ target may be written as [1, 1]). So shapes are recomputed, op by op, from the i
    reference kernel runs on zeros of the input shapes (engine/reference/registry.py
    output_types; data movement: cheap).
 Values are used for shapes only; engine/transforms/fold_shapes.py then folds them.
-Usage: resize_inputs(load_tflite(path), {"image": (4, 24, 24, 3)})
+Usage: resize_inputs(load_tflite(path), {"image": (4, 24, 24, 3)}); rebatch(graph, 4) for a
+model of batch 1 whose ops carry any batch (the crops of one frame as one run).
 """
 
 from __future__ import annotations
@@ -64,6 +65,31 @@ def resize_inputs(graph: Graph, input_shapes: Mapping[str, Sequence[int]] | None
         for t, tensor in enumerate(graph.tensors)
     ]
     return Graph(tensors, list(graph.ops), list(graph.inputs), list(graph.outputs), graph.name)
+
+
+def rebatch(graph: Graph, n: int) -> Graph:
+    """`graph` on n images at once: every input's batch of 1 becomes n and every shape is
+    propagated (LiteRT's resize_tensor_input of the batch). ModelError where the model does
+    not carry the batch through: an input's batch is not 1, the shapes do not propagate
+    (a reshape to a fixed [1, ...]), or an output's first dimension is not then n."""
+    if n < 1:
+        raise ValueError(f"rebatch: a batch of {n}")
+    tensors = list(graph.tensors)
+    wanted = {}
+    for t in graph.inputs:
+        x = tensors[t]
+        if not x.shape or x.shape[0] != 1 or (x.signature and x.signature[0] > 1):
+            raise ModelError(f"{graph.name}: input {x.name!r} {list(x.shape)} has no batch of 1")
+        tensors[t] = replace(x, signature=(-1, *(x.signature or x.shape)[1:]))
+        wanted[x.name] = (n, *x.shape[1:])
+    opened = Graph(tensors, list(graph.ops), list(graph.inputs), list(graph.outputs), graph.name)
+    batched = resize_inputs(opened, wanted)
+    for t in batched.outputs:
+        y = batched.tensors[t]
+        if n > 1 and (not y.shape or y.shape[0] != n):
+            raise ModelError(f"{graph.name}: output {y.name!r} is {list(y.shape)} at a batch of "
+                             f"{n}: the model does not carry the batch")  # fmt: skip
+    return batched
 
 
 def _input_shape(graph: Graph, t: int, asked: Sequence[int] | None) -> Shape:

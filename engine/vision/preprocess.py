@@ -5,7 +5,8 @@
   crop, letterbox, rotation; engine/vision/image_to_tensor.py) and the model's value range
 - output: the engine's input buffer, written in place; nothing is read back. The ROI is
   a 32-byte uniform update per frame (or a GPU copy from a post-process stage).
-- options: `border` "zero" | "replicate", `quantize` (8-bit rounding as OpenCV's warp)
+- options: `border` "zero" | "replicate", `quantize` (8-bit rounding as OpenCV's warp),
+  `image`: which image of a batched input it writes (engine/vision/roi_model.py)
 - semantics: exactly engine.vision.image_to_tensor.image_to_tensor, MediaPipe's convention
   (the ROI's corners are the tensor's corners, pixel k's centre is the coordinate k)
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.gpu import Binding, compute_pipeline, render_shader
+from engine.precision import precision as precision_of
 from engine.vision.gpu_stage import bind_group
 from engine.vision.image_to_tensor import BORDERS
 
@@ -36,17 +38,23 @@ class Preprocessor:
     """One model input fed from frame textures."""
 
     def __init__(self, engine, input_name: str, value_range: tuple[float, float] = (0.0, 1.0),
-                 border: str = "replicate", quantize: bool = True):  # fmt: skip
+                 border: str = "replicate", quantize: bool = True, image: int = 0):  # fmt: skip
         import wgpu
 
         if border not in BORDERS:
             raise ValueError(f"border must be one of {BORDERS}, not {border!r}")
         self.engine, self.layout = engine, engine.tensor_layout(input_name)
         b, h, w, c = self.layout.phwc4
-        if (b, c) != (1, 3):
-            raise ValueError(
-                f"input '{input_name}' is {self.layout.shape}, not an RGB image [1,H,W,3]"
-            )
+        if c != 3 or not 0 <= image < b:
+            raise ValueError(f"input '{input_name}' is {self.layout.shape}: no RGB image "
+                             f"#{image} [B,H,W,3] in it")  # fmt: skip
+        # image `image` of a batch: rows image*H .. image*H + H of the one slice (PHWC4)
+        self.span = h * w * precision_of(self.layout.precision).vec4_bytes
+        self.offset = self.layout.offset + image * self.span
+        align = engine.ctx.limit("min-storage-buffer-offset-alignment", 256)
+        if self.offset % align:
+            raise ValueError(f"input '{input_name}': image #{image} starts at byte "
+                             f"{self.offset}, not a multiple of the device's {align}")  # fmt: skip
         self.size = (w, h)
         lo, hi = value_range
         source = render_shader("preprocess.wgsl", BINDINGS, precision=engine.precision, w=w,
@@ -72,7 +80,7 @@ class Preprocessor:
         if key not in self._groups:
             lay = self.layout
             resources = {"frame": view, "roi": (self.roi, 0, 32),
-                         "dst": (lay.buffer, lay.offset, lay.size)}  # fmt: skip
+                         "dst": (lay.buffer, self.offset, self.span)}  # fmt: skip
             group = bind_group(self.engine.ctx.device, self.pipeline, BINDINGS, resources)
             self._groups[key] = (view, group)  # the view kept alive: its id stays unique
         return self._groups[key][1]
