@@ -3,7 +3,8 @@ and Holistic vs MediaPipe 0.10.14's own.
 
 - input: tests/data/mediapipe/people_clip.npz and people_holistic_refined.npz
   (tests/data/mediapipe/make_reference.py made them from MediaPipe's Python solutions in
-  a side venv) and assets/people.mp4 (engine-fetch samples: six shots with cuts; every
+  a side venv) and the clip they were made from (tests/data/mediapipe/people.mp4, a render of
+  engine-fetch samples' assets/people.mp4 kept in the repository: six shots with cuts; every
   frame checked against the references' CRC)
 - output: a markdown table per solution (metric, median, p95, max, frames) and the targets,
   under the stamp line (benchmarks/common.py); JSON with --json
@@ -42,6 +43,7 @@ import numpy as np
 from benchmarks.common import Bench, table
 from benchmarks.fidelity.compare import (
     HOLISTIC_REFINED_REFERENCE,
+    PEOPLE_CLIP,
     PEOPLE_REFERENCE,
     POSE_VARIANTS_REFERENCE,
     ClipMismatch,
@@ -308,17 +310,15 @@ def check_targets(metrics: dict) -> list[tuple[str, float, str, bool]]:
 
 def load_frames(start: int, count: int) -> tuple[dict, list[np.ndarray]]:
     """The references (people_clip.npz's arrays and people_holistic_refined.npz's hor_*) and
-    frames [start, start + count) of assets/people.mp4 (RGB)."""
-    from engine.catalog.paths import assets_dir
-
+    frames [start, start + count) of the clip they were made from (compare.PEOPLE_CLIP, RGB)."""
     ref = load_reference(PEOPLE_REFERENCE)
     refined = load_reference(HOLISTIC_REFINED_REFERENCE)
     if not np.array_equal(refined["frame_crc32"], ref["frame_crc32"]):
         raise ClipMismatch(f"{HOLISTIC_REFINED_REFERENCE} and {PEOPLE_REFERENCE}: other frames")
     ref |= {k: v for k, v in refined.items() if k.startswith("hor_")}
-    clip = assets_dir() / "people.mp4"
+    clip = PEOPLE_CLIP
     if not clip.is_file():
-        raise FileNotFoundError(f"{clip} is missing: run `engine-fetch samples` (make assets)")
+        raise FileNotFoundError(f"{clip} is missing (it is kept in the repository)")
     count = min(count, len(ref["frame_crc32"]) - start)
     frames = clip_frames(clip, ref["frame_crc32"], start + count)
     if len(frames) < start + count:

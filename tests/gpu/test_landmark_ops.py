@@ -17,7 +17,6 @@ import pytest
 from engine.gpu.engine import Engine
 from engine.precision import precision as precision_of
 from engine.reference import Interpreter
-from tests.helpers.ci import missing
 from tests.helpers.gpu import assert_padded_lanes_zero, gpu_context, texture_wrapped
 from tests.helpers.single_op import single_op_graph
 
@@ -162,7 +161,7 @@ def test_transform_landmarks(shape, precision):
 
 # --- the model: face_landmark_with_attention ---------------------------------------------
 
-FACE_FRAME = 95  # people.mp4: two faces; MediaPipe's refined landmarks give a face's ROI
+FACE_FRAME = 95  # the people clip (tests/data/mediapipe/people.mp4): two faces; MediaPipe's refined landmarks give a face's ROI
 
 
 def _face_crop(name: str) -> dict:
@@ -194,10 +193,8 @@ MODEL_CASES = [
 @pytest.mark.parametrize(("precision", "storage"), MODEL_CASES)
 def test_attention_model_matches_the_float64_reference(precision, storage):
     from engine.model.importer import load_tflite
-    from tests.helpers.files import ASSETS_DIR, model_file
+    from tests.helpers.files import model_file
 
-    if not (ASSETS_DIR / "people.mp4").exists():
-        missing("assets/people.mp4 missing: run `make assets`")
     graph = load_tflite(model_file("face_landmark_with_attention"))
     engine = Engine(graph, precision=precision, storage=storage)
     assert engine.fallback_ops == [], engine.fallback_ops

@@ -1,7 +1,8 @@
 """MediaPipe 0.10.14's own Python solutions on the sample clips: the fidelity references.
 
 - input: assets/sample.mp4 (engine/catalog/samples.py: 300 frames, 640x480) and
-  assets/people.mp4 (engine/catalog/people.py: 300 frames, 640x480)
+  tests/data/mediapipe/people.mp4 (a render of engine/catalog/people.py's assets/people.mp4,
+  300 frames, 640x480, kept here: a render differs between machines)
 - output: tests/data/mediapipe/sample_clip.npz (about 2 MB), the arrays below, and
   image_to_tensor.npz: MediaPipe's ImageToTensorCalculator's own tensors for the cases
   in TENSOR_CASES (the clip's first frame), as 8-bit levels; people_clip.npz (about 5 MB)
@@ -473,10 +474,12 @@ def pose_variants_worker(rgb_file: str, out: str, cuts: str) -> None:
     print(f"{len(frames)} frames, {' and '.join(VARIANTS)} -> {out}")
 
 
-# name -> (clip in the assets dir, reference file)
-REFERENCES = {"sample": ("sample.mp4", OUT), "people": ("people.mp4", PEOPLE_OUT),
-              "holistic_refined": ("people.mp4", HOLISTIC_REFINED_OUT),
-              "pose_variants": ("people.mp4", POSE_VARIANTS_OUT)}  # fmt: skip
+# name -> (clip, reference file): the sample clip from the assets dir, the people clip kept
+# beside its references (benchmarks/fidelity/compare.py PEOPLE_CLIP says why)
+PEOPLE_CLIP = DATA / "people.mp4"
+REFERENCES = {"sample": ("sample.mp4", OUT), "people": (PEOPLE_CLIP, PEOPLE_OUT),
+              "holistic_refined": (PEOPLE_CLIP, HOLISTIC_REFINED_OUT),
+              "pose_variants": (PEOPLE_CLIP, POSE_VARIANTS_OUT)}  # fmt: skip
 
 
 def run_pose_variants(python: str, clip: str, out: str, frames: int) -> int:
@@ -530,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
 
     python = mediapipe_python(args.mp_python)
     for name in [args.only] if args.only else list(REFERENCES):
-        clip = args.clip or str(assets_dir() / REFERENCES[name][0])
+        clip = args.clip or str(assets_dir() / REFERENCES[name][0])  # absolute: itself
         out = args.out or str(REFERENCES[name][1])
         if not Path(clip).is_file():
             print(f"{clip} missing: run `engine-fetch samples`", file=sys.stderr)
