@@ -164,13 +164,18 @@ class Engine:
         """This model on n images at once (its inputs' batch of 1 made n: transforms/
         resize_inputs.rebatch; n = 1: the same model again), with this engine's options,
         on `context` (default: this engine's device); ModelError where the model does not
-        carry a batch, ValueError for a staged engine (no one kernel set to match)."""
+        carry a batch, ValueError for a staged engine (no one kernel set to match) or tuned
+        work groups."""
         from engine.transforms.resize_inputs import rebatch
 
         if self.kernels == STAGED:
             raise ValueError("with_batch: a staged engine has no one kernel set to match")
+        if self.workgroups == "tune":  # measured choices: another build may choose others
+            raise ValueError("with_batch: tuned work groups are not the same from build to build")
         graph = self.source_graph if n == 1 else rebatch(self.source_graph, n)
-        return Engine(graph, context=context or self.ctx, **self._rebuild)
+        # the storage this engine resolved ("auto" is a rule, "tune" a measurement)
+        options = {**self._rebuild, "storage": self.storage}
+        return Engine(graph, context=context or self.ctx, **options)
 
     # --- lifetime: shared weights are reference counted per engine -----------------------
     def close(self) -> None:

@@ -94,10 +94,12 @@ class Graph:
 
         Kept until `ops` changes: Ops are frozen and compare by identity (eq=False), so a
         pass that replaces, adds or drops an op, in a new Graph or in this one's list, gets
-        a new map."""
+        a new map. An op's `attrs` dict is not edited in place once a graph is built (passes
+        make a new Op: transforms/base.with_attrs), or the kept map could be stale."""
         ops = tuple(self.ops)
-        if self._readers[0] == ops:
-            return MappingProxyType(self._readers[1])
+        kept_ops, kept = self._readers
+        if kept_ops == ops:
+            return MappingProxyType(kept)
         found: dict[int, list[int]] = {}
         for i, op in enumerate(ops):
             for t in tensors_read(op):

@@ -174,6 +174,7 @@ class RoiModel:
         self.batches: dict[int, Batch | None] = {}  # None: batch n stays crop by crop
         self.batch_errors: dict[int, str] = {}
         self.batched_runs = 0  # runs that took a batch engine
+        self._destroyed = False
 
     def crop(self, rect: Rect, frame_size) -> tuple[np.ndarray, tuple[float, ...]]:
         """The crop's frame_from_tensor and letterbox padding (ImageToTensorCalculator)."""
@@ -225,7 +226,7 @@ class RoiModel:
 
     def _batch(self, n: int) -> Batch | None:
         """The ready batch-n engine, else None (and its build started the first time)."""
-        if not self.batch or not 2 <= n <= MAX_BATCH:
+        if not self.batch or self._destroyed or not 2 <= n <= MAX_BATCH:
             return None
         if n in self.batches:
             return self.batches[n]
@@ -242,9 +243,9 @@ class RoiModel:
             return None
         try:
             self.batches[n] = self._ready(engine, n)
-        except ValueError as exc:  # an image not aligned in the input, an output unbatched
+        except Exception as exc:  # e.g. an image not aligned in the input: crop by crop
             release_engine(engine)
-            self.batches[n], self.batch_errors[n] = None, str(exc)
+            self.batches[n], self.batch_errors[n] = None, f"{type(exc).__name__}: {exc}"
         return self.batches[n]
 
     def _ready(self, engine, n: int) -> Batch:
@@ -279,11 +280,15 @@ class RoiModel:
         return [pre.roi for pre in self.slots + batch_slots]
 
     def destroy(self) -> None:
-        """Free the read-back buffer and the batch engines (built, or when their build ends)."""
+        """Free the read-back buffer and the batches (their engines, built or when their
+        build ends, and their pre-process uniforms); no batch is built after."""
+        self._destroyed = True
         self.readback.destroy()
         for build in self.builds.values():
             build.close()
         for batch in self.batches.values():
             if batch is not None:
                 release_engine(batch.engine)
+                for pre in batch.slots:
+                    pre.roi.destroy()
         self.batches = {n: None for n in self.batches}

@@ -55,6 +55,11 @@ def test_a_batch_gives_each_crop_its_own_outputs_bit_for_bit(frame, n):
     assert len(buffers) == n + len(together.slots)  # a pre-process uniform per image
     together.destroy()  # the batch engine's memory; the shared weights stay
     again = alone.run(view, size, RECTS[:n])
+    other = RECTS[: 5 - n]  # 2 or 3 crops: a batch size not built yet
+    together.run(view, size, other)
+    together.run(view, size, other)
+    assert together.builds.keys() == {n} and together.batches == {n: None}  # none after
+    together.destroy()
     assert all(
         np.array_equal(a[k], b[k]) for (a, _), (b, _) in zip(again, want, strict=True) for k in a
     )
