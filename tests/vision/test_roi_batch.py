@@ -36,7 +36,7 @@ def roi_models(name: str):
 
 def run_batched(crops: RoiModel, view, size, rects):
     crops.run(view, size, rects)  # starts the build
-    assert crops.wait_batches(300)
+    crops.wait_batches()  # a hang: pytest-timeout
     return crops.run(view, size, rects)
 
 
@@ -103,7 +103,7 @@ def test_face_mesh_swaps_in_the_batch_mid_shot_with_the_same_results():
         for i, rgb in enumerate(frames):
             results.append(mesh.process(rgb, timestamp_ms=33 * i))
             if i == 10:
-                assert mesh.crops.wait_batches(300)  # the swap at a known frame
+                mesh.crops.wait_batches()  # the swap at a known frame
         runs.append((results, mesh.crops.batched_runs, mesh.crops.batch_errors))
         mesh.close()
     (alone, none, _), (together, batched, errors) = runs
