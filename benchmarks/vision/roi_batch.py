@@ -45,8 +45,7 @@ def invoke(it, tensor: np.ndarray) -> list[np.ndarray]:
 
 
 def measure_webgpu(name: str, n: int, rounds: int, block: int) -> dict:
-    import cv2
-
+    from benchmarks.vision.speed import clip_rgb
     from engine.catalog.paths import assets_dir
     from engine.gpu import Engine, shared_context
     from engine.vision.gpu_stage import FrameInput
@@ -56,13 +55,10 @@ def measure_webgpu(name: str, n: int, rounds: int, block: int) -> dict:
     ctx = shared_context()
     engine = Engine.from_tflite(model_path(name), context=ctx)
     clip = assets_dir() / "people.mp4"
-    cap = cv2.VideoCapture(str(clip))
-    ok, bgr = cap.read()
-    cap.release()
-    if not ok:
+    frames = clip_rgb(clip, 1)
+    if not frames:
         raise SystemExit(f"roi_batch: {clip}: no frame to read (make assets)")
-    rgb = np.ascontiguousarray(bgr[:, :, ::-1])
-    view, size = FrameInput(ctx.device)(rgb)
+    view, size = FrameInput(ctx.device)(frames[0])
     rects = [Rect(0.2 + 0.6 * i / n, 0.4, 0.25, 0.3, 0.1 * i) for i in range(n)]
     alone = RoiModel(engine, (0.0, 1.0), "replicate", True, batch=False)
     together = RoiModel(engine, (0.0, 1.0), "replicate", True, batch_after=0)

@@ -146,11 +146,13 @@ def check_batch(engine, n: int, ctx) -> None:
 
 @dataclass
 class Batch:
-    """A ready batch-n engine, its n pre-processes and its outputs' layouts."""
+    """A ready batch-n engine, its n pre-processes, its outputs' layouts and their names in
+    the read-back."""
 
     engine: object
     slots: list
     outputs: list
+    names: dict  # output name -> read-back name
 
 
 class RoiModel:
@@ -216,13 +218,12 @@ class RoiModel:
             pre.set_roi(m)
             pre.encode(encoder, view)
         batch.engine.encode(encoder)
-        n = len(rects)
-        self.readback.encode(encoder, names={f"b{n}:{o.name}" for o in batch.outputs})
+        self.readback.encode(encoder, names=batch.names.values())
         device.queue.submit([encoder.finish()])
         data = self.readback.read()
         self.batched_runs += 1
-        out = {o.name: unpack(o, data[f"b{n}:{o.name}"]) for o in batch.outputs}
-        return [({k: v[i : i + 1] for k, v in out.items()}, paddings[i]) for i in range(n)]
+        out = {o.name: unpack(o, data[batch.names[o.name]]) for o in batch.outputs}
+        return [({k: v[i : i + 1] for k, v in out.items()}, pad) for i, pad in enumerate(paddings)]
 
     def _batch(self, n: int) -> Batch | None:
         """The ready batch-n engine, else None (and its build started the first time)."""
@@ -256,9 +257,10 @@ class RoiModel:
                                  f"{list(one.shape)} at 1")  # fmt: skip
         slots = [Preprocessor(engine, self.input_name, self.value_range, border=self.border,
                               image=i) for i in range(n)]  # fmt: skip
+        names = {o.name: f"b{n}:{o.name}" for o in outputs}
         for o in outputs:
-            self.readback.add(f"b{n}:{o.name}", o.buffer, o.offset, o.size)
-        return Batch(engine, slots, outputs)
+            self.readback.add(names[o.name], o.buffer, o.offset, o.size)
+        return Batch(engine, slots, outputs, names)
 
     def wait_batches(self, timeout: float | None = None) -> bool:
         """Block until every batch build started so far has ended (tests, benchmarks)."""
