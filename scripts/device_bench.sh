@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Engine figures on a lent GPU machine (the workplace's `device` tool; no internet there).
-# Run on an NVIDIA H100 on 2026-11-26 and 27 (runs 1-15: docs/benchmarks.md, "Real GPU"). The
-# probe, dispatch and kernels steps also run here on lavapipe (PY=.venv/bin/python
+# Measured with it on an NVIDIA H100 (docs/benchmarks.md, "Real GPU"; raw output in
+# data/bench/nvidia-h100/). The probe, dispatch and kernels steps also run here on lavapipe (PY=.venv/bin/python
 # RES=/tmp/x bash scripts/device_bench.sh probe dispatch kernels).
 # Everything it needs travels with the working tree (both folders are git-ignored; about
 # 50 MB, under the tool's 64 MiB), made here first by `bash scripts/device_bench.sh prepare`:
@@ -25,7 +25,7 @@
 #               at most S seconds; resumes from .devdata/nvidia.csv.gz when carried (copy
 #               the $RES/nvidia.csv.gz that came back there between calls)
 #   tiles       tile_sweep: GEMM, depthwise and reduce tile rows for this adapter class
-#   kernels     kernel_bench --baseline: GFLOP/s per kernel family, issue 12's kernels vs before
+#   kernels     kernel_bench --baseline: GFLOP/s per kernel family, the tile-table kernels vs before
 #   pytest      the GPU op and model tests that matter most on a new adapter class
 #   startup     first_result: fresh process to first result, cold and warm caches, both
 #               kernel sets beside LiteRT GPU
@@ -148,7 +148,7 @@ step_pytest() {
   timeout 120 "$PY" -m pytest -q -p no:cacheprovider tests/gpu/test_gemm.py \
     tests/gpu/test_conv1x1.py tests/gpu/test_conv1x1_quad.py tests/gpu/test_conv_first.py \
     tests/gpu/test_depthwise.py tests/gpu/test_models.py tests/gpu/test_compact_kernels.py \
-    tests/gpu/test_pooling.py tests/gpu/test_tiles.py tests/gpu/test_depthwise_conv1x1.py \
+    tests/gpu/test_pooling.py tests/gpu/test_tile_tables.py tests/gpu/test_depthwise_conv1x1.py \
     tests/gpu/test_pooled_residual.py \
     --junitxml "$RES/pytest.xml" 2>&1 | tail -40 | tee "$RES/pytest.log"
 }

@@ -2,7 +2,7 @@
 # A side venv for engine-bench's ONNX Runtime peer: onnxruntime-webgpu (the WebGPU EP
 # build; falls back to CPU where Dawn finds no adapter) and tflite2onnx (the converter).
 # Kept apart from the project venv: they pull onnx/protobuf that the engine never needs.
-#   bash benchmarks/onnx_venv.sh [VENV_DIR]      (default /tmp/webgpu-ar-onnx)
+#   bash scripts/onnx_venv.sh [VENV_DIR]      (default /tmp/webgpu-ar-onnx)
 #   export ENGINE_BENCH_ONNX_PYTHON=/tmp/webgpu-ar-onnx/bin/python
 set -euo pipefail
 VENV="${1:-/tmp/webgpu-ar-onnx}"

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 # The engine's disk caches (tuned work groups, the heuristic memo, compiled templates) go
-# to a fresh folder per test session: tests see what a new machine sees and never write
+# to a fresh folder per pytest run: tests see what a new machine sees and never write
 # into the user's cache. Set before any engine module reads its settings.
 os.environ.setdefault("ENGINE_CACHE_DIR", tempfile.mkdtemp(prefix="webgpu-ar-test-cache-"))
 # The helpers' asserts report their operands too (and two of them are plugins, below).

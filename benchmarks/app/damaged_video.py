@@ -11,7 +11,7 @@ box `moov` stays intact unless the damage is a truncation):
 - truncated-faststart: the clip remuxed with `moov` first (PyAV), then cut at 60%.
 
 Readers, each in a subprocess (its stderr lines counted: the decoder's own log):
-- opencv: cv2.VideoCapture's read loop, stopping at the first failed read (ar-demo <= #14);
+- opencv: cv2.VideoCapture's read loop, stopping at the first failed read (ar-demo's reader before PyAV);
 - opencv-persist: the same, but going on after a failed read until PERSIST failures in a row;
 - pyav: app.sources' PyAV reader (demux packet by packet, a packet that fails to decode
   is skipped and listed, the decoder's log off).

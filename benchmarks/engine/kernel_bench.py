@@ -109,7 +109,7 @@ def profile_model(path: str, storage: str, repeats: int, precision: str = "fp32"
 
 @contextmanager
 def baseline():
-    """Build engines with the kernels as they were before issue 12: conv_first declines
+    """Build engines with the kernels as they were before the per-class tile tables: conv_first declines
     every op, depthwise uses its old tile table, conv1x1 its own kernel on every class
     with up to 4 slices per invocation."""
     from engine.gpu.kernels import base, tile_tables

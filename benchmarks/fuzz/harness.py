@@ -33,7 +33,7 @@ from benchmarks.fuzz.mutate import mutant
 # Outcomes; the last four fail a fuzz run.
 OUTCOMES = ("runs", "model_error", "escape", "crash", "hang", "memory")
 FAILURES = ("escape", "crash", "hang", "memory")
-RSS_LIMIT = 4 << 30  # issue 14: no mutant may take more than 4 GiB resident
+RSS_LIMIT = 4 << 30  # the target: no mutant may take more than 4 GiB resident
 STARTUP_TIMEOUT = 180.0  # imports + device creation on a loaded 2-core machine: 5-20 s seen
 
 

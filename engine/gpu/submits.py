@@ -54,7 +54,7 @@ ONE_SUBMIT = SubmitPlan()
 # run5-submits-confirm.json, run7-recording.json): of 8 plans, after 8 then every 32 was
 # the steadiest; run() 1.06x / 1.08x / 1.13x faster than one submit on face detection /
 # landmark / selfie in a 30-round confirmation (1.15x / 1.09x / 1.08x in the 15-round
-# sweep), and 1.08x / 1.05x / 1.13x with direct recording (recorder.py, run 7).
+# sweep), and 1.08x / 1.05x / 1.13x with direct recording (recorder.py, run7-recording.json).
 SUBMITS: dict[str, SubmitPlan] = {
     **{cls: ONE_SUBMIT for cls in CLASSES},
     "gpu": SubmitPlan(first=8, every=32),

@@ -21,9 +21,10 @@ SYNC_MODES = ("sleep", "spin")
 MAP_READ_SUBMITTED = "READ_NOSYNC"
 """The map mode for buffers that only copies of submitted work write (all of the engine's
 and the app's readbacks). wgpu-py's plain READ first submits an empty command buffer, a
-workaround for data written through a mapping at creation (wgpu-native#305, gfx-rs/wgpu
-#5173), which none of these buffers are; behind a busy lavapipe queue that submit cost 0.4
-ms of the mapping thread, three times per ar-demo frame (fence, timestamps, frame).
+workaround for data written through a mapping at creation (wgpu-native#305,
+gfx-rs/wgpu#5173), which none of these buffers are; behind a busy lavapipe queue that
+submit cost 0.4 ms of the mapping thread, three times per ar-demo frame (fence,
+timestamps, frame).
 "READ_NOSYNC" is wgpu-py 0.32's name for READ without it (pyproject pins 0.32)."""
 
 

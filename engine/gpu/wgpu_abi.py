@@ -1,5 +1,5 @@
 """wgpu-py's C declarations compiled once into cffi's out-of-line form: 0.15-0.2 s off
-every start after the first (CHANGELOG.md, stop 24; docs/benchmarks.md, "Start-up").
+every start after the first (docs/benchmarks.md, "Start-up").
 
 wgpu-py (0.32) talks to wgpu-native through cffi in in-line ABI mode: its import runs
 `ffi.cdef()` over a 108 KB header (pycparser, 0.1-0.2 s), and every C type string it

@@ -1,5 +1,5 @@
 """Rendered WGSL on disk: a warm start skips jinja, its import and the templates' rendering
-(0.15-0.25 s of a model's set-up on this project's 2-core machines, issue 30).
+(0.15-0.25 s of a model's set-up on lavapipe, 2 cores: docs/benchmarks.md, "Start-up").
 
 - input: an engine template's name (no namespace prefix: "conv1x1.wgsl"), its variables,
   and the function that renders it when the disk has no copy

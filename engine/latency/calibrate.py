@@ -1,10 +1,11 @@
-"""Same-day calibration: the installed predictor carried to this machine's speed today.
+"""Same-day calibration: the installed predictor carried to this machine's current speed.
 
-- why: on a shared CPU the adapter's speed drifts from day to day. Here lavapipe ran the
-  app's models 3.5-5x slower on 2026-11-27 than on 11-25, when the installed predictor's
-  cells were measured (the engine of 11-25 was as slow that day: the machine, not the
-  code), so the installed predictor was 66-72% under. A fit from old data cannot follow
-  that; a few minutes of measurement today can.
+- why: on a shared CPU the adapter's speed drifts from hour to hour. On the 2-core
+  development machine lavapipe once ran the app's models 3.5-5x slower than when the
+  installed predictor's cells were measured (the engine of those cells, commit 4c16a0f,
+  timed beside the current one, was as slow: the machine, not the code), so the installed
+  predictor was 66-72% under. A fit from old data cannot follow that; a few minutes of
+  measurement on the machine as it is now can.
 - what: `count` generated single-layer models (engine.latency.kernels: depthwise, 1x1,
   strided and 3x3 convolutions, element-wise ops, resizes, pools: the app's kinds of
   layer), measured now with their per-dispatch GPU times; the installed dispatch predictor

@@ -12,7 +12,7 @@
     engine-latency report                         # accuracy table, plots -> out/latency/
     engine-latency report --target gpu --second B.csv.gz   # GPU time; adapting to class B
     engine-latency agree FIRST.csv.gz SECOND.csv.gz   # which statistic repeats (label)
-    engine-latency calibrate                      # today's speed (predict then uses it)
+    engine-latency calibrate                      # the current speed (predict then uses it)
     engine-latency predict MODEL.tflite           # "12.3 ms" + per-dispatch breakdown
     engine-latency memo models/*.tflite           # ship their work-group choices (predict)
     engine-latency search --flops 20e6            # fastest predicted cells under a budget
@@ -140,7 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser(
         "calibrate",
         help="carry the installed predictor to this machine's "
-        "speed today (a few minutes of measurement; predict then uses it for this adapter: "
+        "current speed (a few minutes of measurement; predict then uses it for this adapter: "
         "--adapter NAME on an adapter other than lavapipe)",
     )
     c.add_argument(

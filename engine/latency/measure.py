@@ -16,7 +16,7 @@ LETI's protocol (warm-up, >= 300 runs, restart while std > 10% of mean):
 - `warmup` untimed runs, then `runs` timed runs (wall clock around one call);
 - when std > `max_std` x mean, start again (warm-up included), at most `restarts`
   times; the last attempt is kept and its restart count recorded.
-Defaults (runs 50, warm-up 5, max_std 0.5, 1 restart) are chosen for this 2-core
+Defaults (`--runs 50`, warm-up 5, max_std 0.5, 1 restart) are chosen for this 2-core
 machine: a default-config model is ~1.6-20 ms on lavapipe, whose run-to-run std/mean is
 ~31% at the median even on a quiet machine, so LETI's 10% rule never passed there and
 only multiplied the time by 4 (docs/latency.md); 0.5 restarts a preempted attempt. With

@@ -1,7 +1,7 @@
 """The planner registry: every memory planner, once, with the storage kinds it plans.
 
 One line per planner. Everything that lists planners reads this: the strategy tables of
-stats.py (engine-inspect --memory), Engine(planner=...) validation and its plan per storage
+summary.py (engine-inspect --memory), Engine(planner=...) validation and its plan per storage
 kind (engine/gpu/storage.py), ar-demo's --planner choices and the HUD's live switch.
 
 A planner plans "buffer" intermediates (shared buffers or one arena), "texture" ones

@@ -1,4 +1,4 @@
-"""memory_bench and its shaped graphs: the plans reach the issue's targets there."""
+"""memory_bench and its shaped graphs: the plans reach their targets there."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_shaped_graphs_follow_the_papers():
 
 @pytest.mark.parametrize("name", GRAPHS)
 def test_arena_within_2_percent_of_the_bound(name):
-    """The issue's target (MobileNet/DeepLab shaped graphs: 1.08x before the exact search)."""
+    """Within 2% of the lower bound (MobileNet/DeepLab shaped graphs: 1.08x before the exact search)."""
     graph = GRAPHS[name]()
     for width in (4, 2):
         records = usage_records(graph, bytes_per_element=width)

@@ -1,4 +1,4 @@
-"""engine-latency calibrate: the installed predictor carried to today's speed, taken by
+"""engine-latency calibrate: the installed predictor carried to the current speed, taken by
 predict for this engine only, named in its output; --installed and stale files aside."""
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from engine.latency.predictors.base import engine_fingerprint
 from tests.helpers.files import ROOT, model_file
 
 MODEL = "face_detection_short_range"
-KERNELS = ROOT / "data" / "latency" / "lavapipe-kernels.csv.gz"  # generated layers, measured 11-26
+KERNELS = ROOT / "data" / "latency" / "lavapipe-kernels.csv.gz"  # generated layers, lavapipe
 
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    """A cache folder of the test's own: the session's is shared by every test."""
+    """A cache folder of the test's own: the run's (tests/conftest.py) is shared by every test."""
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "cache"))
     config.reload()
     yield tmp_path / "cache"

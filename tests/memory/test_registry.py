@@ -7,7 +7,7 @@ from engine.memory.summary import BUFFER_STRATEGIES, TEXTURE_STRATEGIES
 
 
 def test_kinds_and_strategy_names():
-    # the planners of today (the registry may grow: nothing here lists it again)
+    # the planners there are now (the registry may grow: nothing here lists it again)
     assert planners_for("buffer")[:5] == (
         "naive",
         "greedy",

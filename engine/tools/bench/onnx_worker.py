@@ -2,9 +2,9 @@
 onnxruntime or onnxruntime-webgpu, and tflite2onnx), imports nothing from this project.
 
 1. convert the float32 .tflite to ONNX with tflite2onnx;
-2. one profiled session (WebGPU EP first when available, then CPU) for one run:
+2. one profiled InferenceSession (WebGPU EP first when available, then CPU) for one run:
    count the nodes each execution provider really ran;
-3. a fresh unprofiled session: warm-up, timed runs;
+3. a fresh unprofiled InferenceSession: warm-up, timed runs;
 4. print one JSON line: status, providers, node_providers, time_ms, ...
 
 usage: python onnx_worker.py MODEL.tflite OUT.onnx [--runs N] [--warmup N]

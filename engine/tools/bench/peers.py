@@ -343,4 +343,4 @@ def _webgpu_refusal(log: str, res: dict) -> str:
     if m:
         dawn = re.search(r"Warning: ([^\n]*required[^\n]*)", log)
         return _one_line(m.group(0) + (f"; Dawn: {dawn.group(1)}" if dawn else ""), 200)
-    return _one_line(_log_reason(log) or "EP not in session providers", 200)
+    return _one_line(_log_reason(log) or "EP not in the InferenceSession's providers", 200)

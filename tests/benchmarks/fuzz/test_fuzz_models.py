@@ -1,5 +1,5 @@
 """Corrupt copies of the three core models: each runs (Engine on the adapter, one run) or
-raises ModelError; no other exception, crash, hang or > 4 GiB resident (issue 14).
+raises ModelError; no other exception, crash, hang or > 4 GiB resident.
 
 The mutants run in worker processes (benchmarks/fuzz/harness.py), many per process,
 each watched for time and memory. The fast case runs 50 mutants per model (about half a
