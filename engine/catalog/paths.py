@@ -3,6 +3,8 @@
 - source checkout (the repo's `models/` and `assets/` beside `engine/`): there;
 - installed wheel: `<user cache dir of webgpu-ar>/models` and `/assets`;
 - ENGINE_DATA_DIR (engine/config.py) overrides both: `$ENGINE_DATA_DIR/models`, `/assets`.
+The clips the fidelity references were made from are kept in a checkout's
+tests/data/mediapipe/ (kept_clip): a render of them differs between CPUs.
 The manifest (which files, their checksums, how to read them) is the repo's
 `models/manifest.json`, shipped in the wheel as `engine/catalog/manifest.json`.
 """
@@ -23,6 +25,13 @@ def source_checkout() -> Path | None:
     if (_REPO / "models" / "manifest.json").is_file() and (_REPO / "shaders").is_dir():
         return _REPO
     return None
+
+
+def kept_clip(name: str) -> Path | None:
+    """tests/data/mediapipe/`name` of the source checkout, None outside one or when absent."""
+    repo = source_checkout()
+    path = repo / "tests" / "data" / "mediapipe" / name if repo else None
+    return path if path is not None and path.is_file() else None
 
 
 def user_cache_dir() -> Path:

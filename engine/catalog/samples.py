@@ -1,14 +1,22 @@
 """Make the sample media from the astronaut portrait in the scikit-image wheel.
 
 - input: skimage/data/astronaut.png inside the scikit-image wheel (pip-downloaded into
-  assets/.cache/; scikit-image itself is never installed)
+  assets/.cache/; scikit-image itself is never installed); in a source checkout the clip
+  kept in tests/data/mediapipe/sample.mp4 (sha256 CLIP_SHA256)
 - output: assets/astronaut.png (the 512x512 original, byte for byte) and assets/sample.mp4
   (640x480, 30 fps, 10 s, mp4v: the portrait panning and zooming, face in frame throughout)
-- options: --force (rebuild), --frames N, --out DIR
+- options: --force (rebuild), --frames N, --out DIR, --render (render even where the
+  checkout keeps the clip)
 - usage: `engine-fetch samples` or `python -m engine.catalog.samples`  (idempotent: valid outputs are left alone)
 
-The clip is deterministic: each frame is an affine crop of the still whose centre and zoom
-follow smooth periodic curves around the face, so the first and last frames match.
+Each frame is an affine crop of the still whose centre and zoom follow smooth periodic
+curves around the face, so the first and last frames match. A render is the same file run
+after run on one machine, not on every machine: OpenCV picks its warp's code by CPU (OpenCV
+5.1 on an AVX2 machine with its AVX2 code turned off by OPENCV_CPU_DISABLE: 283 of the 300
+frames decode to other pixels). The fidelity references (tests/data/mediapipe/
+sample_clip.npz, image_to_tensor.npz) hold for the frames of the kept clip, so a checkout
+copies it instead of rendering; an installed wheel renders, and says that its frames may
+not be the references'.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import shutil
 import sys
 import zipfile
 from pathlib import Path
@@ -23,8 +32,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.catalog.fetch import FetchError, pip_download
-from engine.catalog.paths import assets_dir
+from engine.catalog.fetch import FetchError, pip_download, sha256_file
+from engine.catalog.paths import assets_dir, kept_clip
 
 PNG_IN_WHEEL = "skimage/data/astronaut.png"
 PNG_SHA256 = "88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5"
@@ -37,6 +46,9 @@ FPS = 30
 FRAMES = 300
 FOURCC = "mp4v"
 FACE = (225.0, 128.0, 95.0)  # face centre x, y and size in the still (from BlazeFace)
+CLIP = "sample.mp4"
+# tests/data/mediapipe/sample.mp4: decodes to the frames sample_clip.npz was made from
+CLIP_SHA256 = "a6d3b16f1b41272df136d1e239033f88251c4325a74cb2a727f02418d47e385b"
 
 
 class SampleError(Exception):
@@ -112,6 +124,29 @@ def count_frames(path: Path) -> tuple[int, tuple[int, int]]:
     return n, size
 
 
+def kept(name: str, sha256: str) -> Path | None:
+    """The checkout's kept clip `name` (paths.kept_clip) when its bytes are `sha256`'s; None
+    in an installed wheel. Other bytes (a Git LFS pointer, an edit) are reported, not used."""
+    path = kept_clip(name)
+    if path is None:
+        return None
+    digest = sha256_file(path)
+    if digest != sha256:
+        print(f"  note: {path} has sha256 {digest[:12]}..., not the kept clip's "
+              f"{sha256[:12]}...; rendering instead")  # fmt: skip
+        return None
+    return path
+
+
+def copy_clip(src: Path, dest: Path) -> None:
+    """Copy `src` to `dest` through a temporary file: a reader never sees half a clip."""
+    tmp = dest.with_name(f".{dest.stem}.tmp{dest.suffix}")
+    shutil.copyfile(src, tmp)
+    tmp.replace(dest)
+    print(f"  copied {src} to {dest}: the clip the fidelity references were made from (a "
+          "render here may give other frames)")  # fmt: skip
+
+
 def write_clip(still_bgr: np.ndarray, path: Path, frames: int = FRAMES) -> None:
     tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
     writer = cv2.VideoWriter(str(tmp), cv2.VideoWriter_fourcc(*FOURCC), FPS, SIZE)
@@ -130,14 +165,21 @@ def write_clip(still_bgr: np.ndarray, path: Path, frames: int = FRAMES) -> None:
     tmp.replace(path)
 
 
-def make(out: Path | None = None, frames: int = FRAMES, force: bool = False) -> None:
+def make(
+    out: Path | None = None, frames: int = FRAMES, force: bool = False, render: bool = False
+) -> None:
     """Write astronaut.png and sample.mp4 into `out` (default: the assets dir) unless valid
-    ones are there."""
+    ones are there; sample.mp4 is the checkout's kept clip unless `render` or another
+    length is asked for, or there is none (an installed wheel)."""
     out = out or assets_dir()
     out.mkdir(parents=True, exist_ok=True)
-    png, mp4 = out / "astronaut.png", out / "sample.mp4"
+    png, mp4 = out / "astronaut.png", out / CLIP
+    source = None if render or frames != FRAMES else kept(CLIP, CLIP_SHA256)
     png_ok = png.is_file() and hashlib.sha256(png.read_bytes()).hexdigest() == PNG_SHA256
-    mp4_ok = mp4.is_file() and count_frames(mp4) == (frames, SIZE)
+    if source is not None:  # a render there, even a valid one, gives way to the kept clip
+        mp4_ok = mp4.is_file() and sha256_file(mp4) == CLIP_SHA256
+    else:
+        mp4_ok = mp4.is_file() and count_frames(mp4) == (frames, SIZE)
     if png_ok and mp4_ok and not force:
         print(f"assets: {png.name} and {mp4.name} ({frames} frames) present; nothing to do")
         return
@@ -145,13 +187,19 @@ def make(out: Path | None = None, frames: int = FRAMES, force: bool = False) -> 
     if not png_ok or force:
         png.write_bytes(data)
         print(f"  wrote {png} (512x512 original)")
-    still = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if still is None:
-        raise SampleError(f"OpenCV cannot decode {png}")
-    if not mp4_ok or force:
+    if source is not None and (not mp4_ok or force):
+        copy_clip(source, mp4)
+    elif not mp4_ok or force:
+        still = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if still is None:
+            raise SampleError(f"OpenCV cannot decode {png}")
         print(f"  rendering {mp4.name}: {SIZE[0]}x{SIZE[1]}, {FPS} fps, {frames} frames, {FOURCC}")
         write_clip(still, mp4, frames)
         print(f"  wrote {mp4} ({mp4.stat().st_size / 1e6:.1f} MB, read back {frames} frames)")
+        if frames == FRAMES and sha256_file(mp4) != CLIP_SHA256:
+            print(f"  note: {mp4.name} is this machine's render, not the clip kept in the "
+                  "source repository: its frames may differ from the fidelity references' "
+                  "(another CPU or OpenCV); fine for demos and speed")  # fmt: skip
     print("assets: done")
 
 
@@ -159,11 +207,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="rebuild even if the outputs are valid")
     p.add_argument("--frames", type=int, default=FRAMES, help=f"clip length (default {FRAMES})")
     p.add_argument("--out", type=Path, help="output folder (default: the assets dir)")
+    p.add_argument("--render", action="store_true",
+                   help="render the clips even where the source checkout keeps them")  # fmt: skip
 
 
 def run(a: argparse.Namespace, prog: str) -> int:
     try:
-        make(a.out, a.frames, a.force)
+        make(a.out, a.frames, a.force, a.render)
     except (SampleError, OSError) as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2

@@ -11,10 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from benchmarks.fidelity.compare import PEOPLE_REFERENCE, load_reference
-from engine.catalog import people
+from benchmarks.fidelity.compare import PEOPLE_CLIP, PEOPLE_REFERENCE, load_reference
+from engine.catalog import paths, people
 from engine.catalog.samples import SampleError, count_frames
-from tests.helpers.files import ASSETS_DIR
 
 MEMBERS = {name for p in people.PACKAGES for name in p.members}
 
@@ -112,17 +111,44 @@ def _frame_crcs(path) -> list[int]:
 
 
 def test_people_clip_is_the_references_clip():
-    """The clip made here decodes to the frames MediaPipe's reference saw (its CRCs)."""
-    clip = ASSETS_DIR / people.CLIP
-    if not clip.is_file():
-        pytest.skip(f"{clip} missing: run `make assets`")
+    """The clip kept in the repository decodes to the frames MediaPipe's reference saw (its
+    CRCs): a stored H.264 file, so no CPU's render is involved."""
+    assert hashlib.sha256(PEOPLE_CLIP.read_bytes()).hexdigest() == people.CLIP_SHA256
+    assert count_frames(PEOPLE_CLIP) == (people.FRAMES, people.SIZE)
+    # other frames here: another decoder (the colour conversion to BGR), remake the references
+    want = load_reference(PEOPLE_REFERENCE)["frame_crc32"].tolist()
+    assert _frame_crcs(PEOPLE_CLIP) == want, f"{PEOPLE_CLIP} decodes to other frames here"
+
+
+def test_make_in_a_checkout_copies_the_kept_clip(tmp_path, capsys):
+    """No render, no download: the kept bytes, whatever the CPU; a whole clip there that is
+    not the kept one (a render made before) is replaced, the kept one left alone."""
+    assert paths.kept_clip(people.CLIP) == PEOPLE_CLIP
+    clip = tmp_path / people.CLIP
+    clip.write_bytes(PEOPLE_CLIP.read_bytes() + b"\0\0\0\x08free")  # an empty mp4 box more
     assert count_frames(clip) == (people.FRAMES, people.SIZE)
-    # Other bytes (another PyAV or OpenCV) may still decode to the same frames: the frames
-    # are what the references need. Other frames fail: remake the references.
-    assert _frame_crcs(clip) == load_reference(PEOPLE_REFERENCE)["frame_crc32"].tolist(), (
-        f"{clip} decodes to other frames than MediaPipe's references saw "
-        f"(sha256 {'equal' if hashlib.sha256(clip.read_bytes()).hexdigest() == people.CLIP_SHA256 else 'differs'})"
-    )
+    people.make(out=tmp_path)
+    assert clip.read_bytes() == PEOPLE_CLIP.read_bytes()
+    assert "copied" in capsys.readouterr().out
+    people.make(out=tmp_path)
+    assert "the kept clip) present; nothing to do" in capsys.readouterr().out
+    assert not list(tmp_path.glob(".*"))  # no temporary file left
+
+
+def test_make_renders_where_no_clip_is_kept(tmp_path, monkeypatch, capsys):
+    """An installed wheel has no checkout, so no kept clip: make() renders (up to reading
+    the sources here); a kept file with other bytes is reported and not used."""
+
+    def sources():
+        raise SampleError("rendering")
+
+    monkeypatch.setattr(paths, "source_checkout", lambda: None)
+    monkeypatch.setattr(people, "sources", sources)
+    with pytest.raises(SampleError, match="rendering"):
+        people.make(out=tmp_path)
+    monkeypatch.undo()
+    assert people.kept(people.CLIP, "0" * 64) is None
+    assert "rendering instead" in capsys.readouterr().out
 
 
 def test_people_reference_is_whole():
