@@ -1,6 +1,8 @@
 """Fetch the MediaPipe .tflite models listed in models/manifest.json.
 
-- input: the PyPI wheel mediapipe==0.10.14 (downloaded with pip into models/.cache/)
+- input: the PyPI wheel mediapipe==0.10.14 (downloaded with pip into models/.cache/); for
+  the entries of an npm package (pose_landmark_lite / _heavy: @mediapipe/pose), its
+  tarball from the npm registry (checked against the manifest's sha256, kept there too)
 - output: models/<name>.tflite, each checked against the manifest's sha256
 - options: --only NAME (repeatable), --core, --wheel PATH (use a wheel already on disk),
   --check (verify only, download nothing)
@@ -22,7 +24,9 @@ import hashlib
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -124,18 +128,64 @@ def extract(wheel: Path, entries: list[ModelEntry], dest: Path) -> None:
         for entry in entries:
             if entry.wheel_path not in names:
                 raise FetchError(f"{wheel.name} has no {entry.wheel_path} (manifest out of date?)")
-            data = zf.read(entry.wheel_path)
-            digest = hashlib.sha256(data).hexdigest()
-            if digest != entry.sha256:
-                raise FetchError(
-                    f"{entry.wheel_path} in {wheel.name} has sha256 {digest[:12]}..., manifest "
-                    f"says {entry.sha256[:12]}...; delete {wheel} and re-run"
-                )
-            fd, tmp = tempfile.mkstemp(dir=dest, prefix=f".{entry.file}.")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, dest / entry.file)
-            print(f"  extracted {entry.file} ({len(data) / 1e6:.2f} MB, sha256 ok)", flush=True)
+            _write_checked(zf.read(entry.wheel_path), entry, dest, wheel)
+
+
+def npm_tarball(package, cache: Path) -> Path:
+    """The package's tarball in `cache`, downloaded from the npm registry unless a copy with
+    its sha256 is there; FetchError when it cannot be had or its sha256 differs."""
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / package.tarball.rsplit("/", 1)[-1]
+    if path.is_file() and sha256_file(path) == package.sha256:
+        print(f"using cached {path}", flush=True)
+        return path
+    print(f"downloading {package.name}@{package.version} from the npm registry ...", flush=True)
+    fd, tmp = tempfile.mkstemp(dir=cache, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f, urllib.request.urlopen(package.tarball, timeout=60) as r:
+            while chunk := r.read(1 << 20):
+                f.write(chunk)
+        digest = sha256_file(Path(tmp))
+        if digest != package.sha256:
+            raise FetchError(f"{package.tarball} has sha256 {digest[:12]}..., manifest says "
+                             f"{package.sha256[:12]}...")  # fmt: skip
+        os.replace(tmp, path)
+    except OSError as e:
+        raise FetchError(f"could not download {package.tarball}: {e} (check network access "
+                         f"to the npm registry)") from e  # fmt: skip
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return path
+
+
+def extract_npm(tarball: Path, entries: list[ModelEntry], dest: Path) -> None:
+    """Copy each entry's file out of an npm tarball into dest/, checking its sha256."""
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        tf = tarfile.open(tarball, "r:gz")
+    except (OSError, tarfile.TarError) as e:
+        raise FetchError(f"{tarball} is not a readable tarball ({e}); delete it and re-run") from e
+    with tf:
+        for entry in entries:
+            try:
+                data = tf.extractfile(entry.wheel_path).read()
+            except (KeyError, AttributeError):
+                raise FetchError(f"{tarball.name} has no {entry.wheel_path}") from None
+            _write_checked(data, entry, dest, tarball)
+
+
+def _write_checked(data: bytes, entry: ModelEntry, dest: Path, archive: Path) -> None:
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != entry.sha256:
+        raise FetchError(
+            f"{entry.wheel_path} in {archive.name} has sha256 {digest[:12]}..., manifest "
+            f"says {entry.sha256[:12]}...; delete {archive} and re-run"
+        )
+    fd, tmp = tempfile.mkstemp(dir=dest, prefix=f".{entry.file}.")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, dest / entry.file)
+    print(f"  extracted {entry.file} ({len(data) / 1e6:.2f} MB, sha256 ok)", flush=True)
 
 
 def select(manifest: Manifest, only: list[str] | None, core: bool) -> list[ModelEntry]:
@@ -174,6 +224,18 @@ def fetch(
         return []
     if check:
         raise FetchError(f"{len(todo)} model(s) missing or corrupt; run `engine-fetch models`")
+    for name in sorted({e.npm for e in todo if e.npm}):
+        from_npm = [e for e in todo if e.npm == name]
+        extract_npm(npm_tarball(manifest.npm_packages[name], cache), from_npm, dest)
+    from_wheel = [e for e in todo if not e.npm]
+    if from_wheel:
+        _from_wheel(manifest, from_wheel, dest, cache, wheel)
+    print(f"models: fetched {len(todo)}, already present {len(entries) - len(todo)}, in {dest}")
+    return todo
+
+
+def _from_wheel(manifest: Manifest, todo: list[ModelEntry], dest: Path, cache: Path,
+                wheel: Path | None) -> None:  # fmt: skip
     if wheel is not None:
         if not wheel.is_file():
             raise FetchError(f"--wheel {wheel}: no such file")
@@ -184,8 +246,6 @@ def fetch(
         else:
             wheel = download_wheel(manifest, cache)
     extract(wheel, todo, dest)
-    print(f"models: fetched {len(todo)}, already present {len(entries) - len(todo)}, in {dest}")
-    return todo
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,4 +1,9 @@
-"""The model manifest: which .tflite files come from the MediaPipe wheel and how to read them.
+"""The model manifest: which .tflite files we fetch, from where, and how to read them.
+
+Most come from the PyPI wheel mediapipe==0.10.14; the ones its Python API downloads at run
+time from Google's storage (pose_landmark_lite / _heavy) come from the npm registry's
+@mediapipe/pose package, whose pose_landmark_full.tflite is byte-identical to the wheel's
+(`npm`: the package of an entry, `npm_packages`: each package's tarball and its sha256).
 
 - input: models/manifest.json (committed; one entry per model, see docs/models.md; in a
   wheel engine/catalog/manifest.json, engine/catalog/paths.py)
@@ -32,7 +37,7 @@ class TensorSpec:
 class ModelEntry:
     name: str
     file: str  # file name inside the models folder
-    wheel_path: str  # path of the file inside the mediapipe wheel
+    wheel_path: str  # path of the file inside the mediapipe wheel, or the npm tarball
     sha256: str
     size: int
     core: bool
@@ -43,6 +48,7 @@ class ModelEntry:
     custom_ops: tuple[str, ...] = ()
     postprocess: dict[str, Any] = field(default_factory=dict)  # SSD anchors/decode/NMS options
     source: str = ""
+    npm: str = ""  # the npm package it comes from ("" : the mediapipe wheel)
 
     @property
     def path(self) -> Path:
@@ -55,12 +61,23 @@ class ModelEntry:
 
 
 @dataclass(frozen=True)
+class NpmPackage:
+    """An npm package pinned by its tarball's sha256."""
+
+    name: str  # "@mediapipe/pose"
+    version: str
+    tarball: str  # the registry's URL
+    sha256: str
+
+
+@dataclass(frozen=True)
 class Manifest:
     package: str  # "mediapipe"
     version: str  # "0.10.14"
     fallback_platform: str
     fallback_python_version: str
     models: tuple[ModelEntry, ...]
+    npm_packages: dict[str, NpmPackage] = field(default_factory=dict)
 
     @property
     def requirement(self) -> str:
@@ -93,6 +110,7 @@ def _entry(d: dict[str, Any]) -> ModelEntry:
         custom_ops=tuple(d.get("custom_ops", ())),
         postprocess=dict(d.get("postprocess", {})),
         source=d.get("source", ""),
+        npm=d.get("npm", ""),
     )
 
 
@@ -105,7 +123,9 @@ def parse_manifest(doc: dict[str, Any]) -> Manifest:
         fallback_platform=pkg.get("fallback_platform", "manylinux2014_x86_64"),
         fallback_python_version=pkg.get("fallback_python_version", "311"),
         models=tuple(_entry(m) for m in doc["models"]),
-    )
+        npm_packages={name: NpmPackage(name, p["version"], p["tarball"], p["sha256"])
+                      for name, p in doc.get("npm_packages", {}).items()},
+    )  # fmt: skip
 
 
 @lru_cache(maxsize=4)
@@ -137,6 +157,9 @@ def differs_from_published(path: str | Path, data: bytes) -> str | None:
     if not entries:
         return None
     entry = entries[0]
+    manifest = load_manifest()
+    origin = f"{entry.npm}@{manifest.npm_packages[entry.npm].version}" if entry.npm else \
+        manifest.requirement  # fmt: skip
     if len(data) == entry.size:
         digest = hashlib.sha256(data).hexdigest()
         if digest == entry.sha256:
@@ -146,5 +169,5 @@ def differs_from_published(path: str | Path, data: bytes) -> str | None:
         what = f"{len(data):,} bytes, published {entry.size:,}"
     return (
         f"{path}: differs from the published {entry.name} ({what}; {entry.wheel_path} in "
-        f"{load_manifest().requirement}): its outputs may differ from the published model's"
+        f"{origin}): its outputs may differ from the published model's"
     )

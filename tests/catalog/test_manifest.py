@@ -16,17 +16,24 @@ NAMES = [m.name for m in MANIFEST.models]
 CORE = {"face_detection_short_range", "selfie_segmentation", "face_landmark"}
 
 
-def test_manifest_lists_the_fourteen_wheel_models():
+def test_manifest_lists_the_wheel_models_and_the_npm_ones():
     assert MANIFEST.requirement == "mediapipe==0.10.14"
-    assert len(NAMES) == 14 and len(set(NAMES)) == 14
+    assert len(NAMES) == 16 and len(set(NAMES)) == 16
     assert {m.name for m in MANIFEST.models if m.core} == CORE
+    # what mediapipe 0.10.14's Python API downloads at run time, from the npm registry
+    npm = {m.name: m.npm for m in MANIFEST.models if m.npm}
+    assert npm == {"pose_landmark_lite": "@mediapipe/pose", "pose_landmark_heavy": "@mediapipe/pose"}
+    package = MANIFEST.npm_packages["@mediapipe/pose"]
+    assert package.tarball.startswith("https://registry.npmjs.org/@mediapipe/pose/-/")
+    assert package.version in package.tarball and re.fullmatch(r"[0-9a-f]{64}", package.sha256)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_entry_is_complete(name):
     e = model_entry(name)
     assert e.file == f"{name}.tflite"
-    assert e.wheel_path.startswith("mediapipe/modules/") and e.wheel_path.endswith(e.file)
+    folder = "package/" if e.npm else "mediapipe/modules/"  # the npm tarball's, the wheel's
+    assert e.wheel_path.startswith(folder) and e.wheel_path.endswith(e.file)
     assert re.fullmatch(r"[0-9a-f]{64}", e.sha256) and e.size > 0
     assert e.preprocess["color"] == "RGB"
     assert e.input_range in ((-1.0, 1.0), (0.0, 1.0))
@@ -114,3 +121,30 @@ def test_check_mode_exits_2_without_downloading(tmp_path, capsys):
 def test_unknown_model_is_one_line_exit_2(capsys):
     assert fetch_mod.main(["--only", "nope", "--check"]) == 2
     assert "no model named 'nope'" in capsys.readouterr().err
+
+
+def test_npm_models_come_from_the_checked_tarball(tmp_path):
+    package = MANIFEST.npm_packages["@mediapipe/pose"]
+    cached = fetch_mod.default_cache() / package.tarball.rsplit("/", 1)[-1]
+    if not cached.is_file():
+        pytest.skip(f"no cached {cached.name} in models/.cache: run `make models`")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    shutil.copy(cached, cache)
+    got = fetch_mod.fetch(only=["pose_landmark_lite"], dest=tmp_path / "m", cache=cache)
+    assert [e.name for e in got] == ["pose_landmark_lite"]
+    lite = tmp_path / "m" / "pose_landmark_lite.tflite"
+    assert fetch_mod.sha256_file(lite) == model_entry("pose_landmark_lite").sha256
+
+
+def test_a_tarball_with_other_bytes_is_refused(tmp_path):
+    """A download whose sha256 is not the manifest's is an error naming it, and nothing of
+    it is kept (a file:// URL stands for the registry)."""
+    from engine.catalog.manifest import NpmPackage
+
+    fake = tmp_path / "pose-0.0.1.tgz"
+    fake.write_bytes(b"not the package")
+    package = NpmPackage("@mediapipe/pose", "0.0.1", fake.as_uri(), "0" * 64)
+    with pytest.raises(fetch_mod.FetchError, match=r"pose-0.0.1.tgz has sha256 .*manifest says"):
+        fetch_mod.npm_tarball(package, tmp_path / "cache")
+    assert list((tmp_path / "cache").iterdir()) == []
