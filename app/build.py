@@ -199,6 +199,7 @@ def warm_effect(effect, frame_view, target_format: str, sync: str = "sleep", hud
     w, h = effect.frame_size
     target = device.create_texture(size=(w, h, 1), format=target_format,
                                    usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+    effect.prepare(frame_view)
     encoder = device.create_command_encoder()
     for _, encode in effect.steps(frame_view):
         encode(encoder)

@@ -91,10 +91,10 @@ class _LostBanner(logging.Filter):
 
 
 def run(args, stop: StopSignals) -> int:
-    from app.effects import SOLUTIONS, effect_info
+    from app.effects import SOLUTION_EFFECTS, effect_info
     from app.models import choose_effect, load_model, solution_models
     from app.options import default_kernels
-    from app.output import DEFAULT_OUTPUT
+    from app.output import DEFAULT_OUTPUT, check_frame_size
     from app.preflight import check_options, check_outputs
     from app.sources import IMAGE_SUFFIXES, open_source
 
@@ -104,7 +104,7 @@ def run(args, stop: StopSignals) -> int:
     stop.stage = "reading the models"
     if args.solution:
         args.model = solution_models(args.solution, args.refine_landmarks)
-        args.effect = SOLUTIONS[args.solution].name if args.effect == "auto" else args.effect
+        args.effect = SOLUTION_EFFECTS[args.solution].name if args.effect == "auto" else args.effect
     specs = [load_model(m) for m in args.model]
     effect = choose_effect(specs, args.effect)
     styles = effect_info(effect).styles
@@ -121,6 +121,8 @@ def run(args, stop: StopSignals) -> int:
             limit = 30
     stop.stage = "opening the input"
     source = open_source(args.input, limit, verbose=args.verbose)
+    if args.headless:  # before the models compile: the writer cannot take every size
+        check_frame_size(args.output or DEFAULT_OUTPUT, source.size, args.input)
     stop.stage = "creating the WebGPU device"
     ctx = _context(args.adapter)
     _check_storage(args, ctx)
@@ -171,7 +173,7 @@ def _headless(args, ctx, specs, effect, source, hud_on, info, stop: StopSignals)
     pipeline = make_pipeline(args, ctx, specs, effect, source.size, fmt, echo=not args.no_progress)
     hud = Hud(ctx.device, fmt, source.size, adapter=ctx.name) if hud_on else None
     info["style"] = pipeline.effect.style_name
-    info["backend"] = pipeline.effect.backend_ran
+    info["backend"] = pipeline.effect.backend_name
     stop.check()
     stop.stage = "running"
     output = args.output or DEFAULT_OUTPUT

@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from engine.errors import EngineError
-from engine.reference.oracle import BACKENDS, run_model
-from engine.vision.ssd import KEYPOINT_NAMES, Detections, detect_faces, letterbox
+from engine.reference import ORACLES, run_model
+from engine.vision import KEYPOINT_NAMES, Detections, detect_faces, letterbox
 
 KEYPOINT_COLORS = [  # BGR, in KEYPOINT_NAMES order
     (255, 0, 0),
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=Path("models/face_detection_short_range.tflite"))
     p.add_argument("--image", type=Path, default=Path("assets/astronaut.png"))
     p.add_argument("--output", type=Path, default=Path("out/demo.png"))
-    p.add_argument("--backend", choices=BACKENDS, default="reference")
+    p.add_argument("--backend", choices=ORACLES, default="reference")
     a = p.parse_args(argv)
     try:
         run(a.model, a.image, a.output, a.backend)

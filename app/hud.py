@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.memory.registry import PLANNERS
+from engine.memory import PLANNERS
 from engine.precision import PRECISIONS
 
 PLOT_SECONDS = 5.0
@@ -173,7 +173,7 @@ class Hud:
         imgui.set_next_window_size_constraints((WIDTH, 0), (WIDTH, 10_000))
         imgui.begin(f"ar-demo (h, d: {self.dock})###hud", None, flags)
         imgui.text_disabled(self.adapter[:34])
-        imgui.text(f"{eff.name}/{eff.style_name}  {eff.precision}  {eff.backend_ran}")
+        imgui.text(f"{eff.name}/{eff.style_name}  {eff.precision}  {eff.backend_name}")
         imgui.text_disabled(f"{eff.kernels} kernels")
         imgui.text_colored(GREEN, _headline(tl))
         imgui.set_item_tooltip(HEADLINE_HELP)
@@ -195,10 +195,11 @@ class Hud:
                                    f"{m.naive_bytes / 1e6:.2f} MB, lower bound "
                                    f"{m.lower_bound / 1e6:.2f} MB, {m.objects} objects")  # fmt: skip
         self._switches(p)
-        t = p.transfers()
-        n = max(1, t["frame_uploads"])
-        imgui.text_disabled(f"{t['frame_uploads'] / n:.0f} upload, "
-                            f"{t['tensor_readbacks'] / n:.0f} readbacks / frame")  # fmt: skip
+        submits, reads = p.last_counts  # the last frame's, the solution's own included
+        imgui.text_disabled(f"{submits} submit{'s' if submits != 1 else ''}, {reads} "
+                            f"read{'s' if reads != 1 else ''} / frame")  # fmt: skip
+        imgui.set_item_tooltip("the last frame's queue submits and blocking reads of "
+                               "results, the solution's own included (--stats: per_frame)")  # fmt: skip
         imgui.text_disabled("keys: q s h d e p f")
         imgui.set_item_tooltip(KEYS_HELP)
         imgui.end()

@@ -52,7 +52,7 @@ class ModelSpec:
     @property
     def refined(self) -> bool:
         """Is this face_landmark_with_attention (478 landmarks with irises)?"""
-        from engine.vision.face_refinement import is_attention_model
+        from engine.vision import is_attention_model
 
         return is_attention_model([math.prod(s) for s in self.outputs.values()])
 
@@ -109,8 +109,8 @@ def load_model(path: str | Path) -> ModelSpec:
 def _load_graph(path: Path):
     """The file's graph; a file named like a published model but with other bytes is said
     in one line on stderr (the engine's PublishedModelWarning), other warnings pass on."""
+    from engine import load_tflite
     from engine.errors import PublishedModelWarning
-    from engine.model.importer import load_tflite
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -125,7 +125,7 @@ def _load_graph(path: Path):
 
 def _manifest_entry(path: Path):
     try:
-        from engine.catalog.manifest import load_manifest
+        from engine.catalog import load_manifest
     except ImportError:
         return None
     for entry in load_manifest().models:
@@ -135,16 +135,12 @@ def _manifest_entry(path: Path):
 
 
 def solution_models(solution: str, refine_landmarks: bool = False) -> list[str]:
-    """The manifest's model files of a --solution, in the effect's role order;
-    `refine_landmarks`: face mesh's landmark model with attention (engine.vision's own
-    choice, LANDMARK_MODELS)."""
-    from app.effects import SOLUTIONS
-    from engine.catalog.manifest import model_path
-    from engine.vision.solutions.face_mesh import LANDMARK_MODELS
+    """The manifest's model files of a --solution, as the solution declares them;
+    `refine_landmarks`: face mesh's landmark model with attention."""
+    from engine.catalog import model_path
+    from engine.vision import SOLUTIONS
 
-    names = list(SOLUTIONS[solution].models)
-    if refine_landmarks:
-        names = [LANDMARK_MODELS[True] if n == LANDMARK_MODELS[False] else n for n in names]
+    names = SOLUTIONS[solution].models(refine_landmarks=refine_landmarks)
     return [str(model_path(name)) for name in names]
 
 

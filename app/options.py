@@ -1,7 +1,8 @@
 """ar-demo's command line: every option, its choices read from the registries.
 
 - planners: engine/memory/registry.py; storage kinds and sync modes: the engine's;
-  precisions: engine/precision.py; effects and styles: app/effects/__init__.py
+  precisions: engine/precision.py; backends and solutions: engine.vision's tables
+  (BACKENDS, SOLUTIONS); effects and styles: app/effects/__init__.py
 - usage: `args = build_parser().parse_args(argv)` (app/cli.py runs them)
 """
 
@@ -10,12 +11,13 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from app.effects import EFFECTS, SOLUTIONS
+from app.effects import EFFECTS, SOLUTION_EFFECTS
 from app.hud import DOCKS
 from app.output import DEFAULT_OUTPUT
 from engine.gpu import KERNEL_MODES, STORAGE_OPTIONS, SYNC_MODES
-from engine.memory.registry import PLANNERS
+from engine.memory import PLANNERS
 from engine.precision import PRECISIONS
+from engine.vision import BACKEND_CHOICES, BACKENDS
 
 # app/headless.py EXIT_*, app/signals.py (128 + signal), docs/app.md "Exit codes"
 EXIT_CODES_HELP = """
@@ -65,9 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", action="append", metavar="PATH",
                    help="a .tflite model; repeat for two-stage effects (face mesh = face "
                         "detection + face_landmark); or use --solution")  # fmt: skip
-    p.add_argument("--solution", choices=tuple(SOLUTIONS), metavar="NAME",
+    p.add_argument("--solution", choices=tuple(SOLUTION_EFFECTS), metavar="NAME",
                    help="a MediaPipe solution with the manifest's models ("
-                        + ", ".join(f"{n}: {' + '.join(e.models)}" for n, e in SOLUTIONS.items())
+                        + ", ".join(f"{n}: {' + '.join(e.models)}"
+                                    for n, e in SOLUTION_EFFECTS.items())
                         + "); instead of --model")  # fmt: skip
     p.add_argument("--refine-landmarks", action="store_true",
                    help="face-mesh: face_landmark_with_attention instead of face_landmark "
@@ -119,11 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--backend",
         default="auto",
-        choices=("auto", "webgpu", "xnnpack"),
-        help="where the models run: webgpu (the engine on the adapter), xnnpack (LiteRT on the "
-        "CPU cores: the frame read back, the results uploaded for the overlay) or auto "
-        "(xnnpack when the adapter is a CPU rasterizer such as lavapipe, else webgpu); the "
-        "HUD and --stats say which ran",
+        choices=BACKEND_CHOICES,
+        help="where the models run: "
+        + "; ".join(f"{b.name}: {b.description}" for b in BACKENDS.values())
+        + "; auto: xnnpack when the adapter is a CPU rasterizer such as lavapipe, else "
+        "webgpu (the HUD and --stats say which ran)",
     )
     p.add_argument(
         "--kernels",

@@ -69,11 +69,25 @@ def check_output(path: str | Path) -> None:
                        f"here (try .mp4)")  # fmt: skip
 
 
+# OpenCV's FFmpeg writers refuse a frame with a side of 1 (isOpened() is False for 1xN and
+# Nx1 with mp4v; 2x2 and odd sizes such as 3x5 open and play back)
+MIN_SIDE = 2
+
+
+def check_frame_size(path: str | Path, size: tuple[int, int], source: str) -> None:
+    """AppError naming the cause when the encoder cannot take frames of `size` (w, h)."""
+    w, h = size
+    if min(w, h) < MIN_SIDE:
+        raise AppError(f"--output {path}: the {codec_for(path)} encoder takes frames of at "
+                       f"least {MIN_SIDE}x{MIN_SIDE} pixels; {source} is {w}x{h}")  # fmt: skip
+
+
 def open_writer(path: str | Path, fps: float, size: tuple[int, int]):
     """A VideoWriter for `path` (codec by extension); AppError when it does not open."""
     import cv2
 
     path = Path(path)
+    check_frame_size(path, size, "the input")
     codec = codec_for(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), fps, size)

@@ -27,8 +27,8 @@ frame's results back after the wait and writes them as JSON lines (one map per f
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -112,6 +112,7 @@ class InFlight:
     slot: _Slot
     readback: bool  # rec.image is read back at finish()
     cpu_s: float  # thread CPU seconds submit() took
+    counts: tuple[int, int]  # the frame's submits and blocking reads of results so far
 
 
 class FramePipeline:
@@ -149,6 +150,10 @@ class FramePipeline:
         self._in_flight: list[InFlight] = []  # submitted, not yet finished, oldest first
         self.timeline = Timeline()
         self.frame_readbacks = 0
+        # every submit and blocking read of results a frame made, the solution's own
+        # included: (submits, reads) -> frames (a handful of distinct pairs)
+        self.per_frame: Counter = Counter()
+        self.last_counts = (0, 0)
         self.results = ResultsWriter(results) if results else None
         self.faces = None
         self.timeline.sections["faces"] = self.face_summary
@@ -198,8 +203,8 @@ class FramePipeline:
             self.faces.src = flag[0]  # the new solution's flag buffer
         if old is not None:
             old.close()
-        if effect.backend_ran == "xnnpack":
-            self.staged = False  # no WGSL kernels to swap in
+        if not effect.engines:
+            self.staged = False  # no WGSL kernels to swap in (the xnnpack backend)
         if self.staged and effect.kernels == "compact":
             self.switch(kernels="optimized")  # the compact set is in: build the fast one
             self.staged_switch = self.switching
@@ -316,11 +321,15 @@ class FramePipeline:
         lap = _Laps(rec)
         self.uploader.upload(frame.bgr)
         lap("upload")
+        frame_view = self.uploader.view
+        # the CPU part first (read-backs, XNNPACK, its own submits), then only recording
+        self.effect.prepare(frame_view, self.uploader.host)
+        lap("prepare")
+        submits, reads = self.effect.frame_counts
         encoder = self.device.create_command_encoder()
         if slot.marks:
             slot.marks.begin(encoder)
-        frame_view = self.uploader.view
-        for stage, encode in self.effect.steps(frame_view, self.uploader.host):
+        for stage, encode in self.effect.steps(frame_view):
             encode(encoder)
             if slot.marks:
                 slot.marks.mark(encoder, stage)
@@ -352,7 +361,7 @@ class FramePipeline:
         self.device.queue.submit([encoder.finish()])
         lap("submit")
         pending = InFlight(frame, rec, slot, readback_texture is not None,
-                           time.thread_time() - c0)  # fmt: skip
+                           time.thread_time() - c0, (1 + submits, reads))  # fmt: skip
         self._in_flight.append(pending)
         return pending
 
@@ -371,9 +380,15 @@ class FramePipeline:
             rec.image = slot.read_out()
             self.frame_readbacks += 1
             lap("readback")
+        submits, reads = pending.counts
         if self.results is not None:
+            before = self.effect.solution.counts.reading()
             self.results.write(pending.frame.index, self.effect.read_results())
+            after = self.effect.solution.counts.reading()
+            submits, reads = submits + after[0] - before[0], reads + after[1] - before[1]
             lap("results")
+        self.per_frame[(submits, reads)] += 1
+        self.last_counts = (submits, reads)
         rec.frame_cpu_ms = (pending.cpu_s + time.thread_time() - c0) * 1e3
         rec.t_done = time.perf_counter()
         if self.switching is not None:
@@ -390,6 +405,7 @@ class FramePipeline:
     def transfers(self) -> dict[str, int]:
         eng = [e.stats for e in self.effect.engines.values()]
         solution = self.effect.solution
+        frame_reads = getattr(solution.backend.frames, "readbacks", 0)
         return {
             "frame_uploads": self.uploader.uploads,
             "tensor_readbacks": sum(s.readbacks for s in eng),  # engines' run() readbacks
@@ -397,28 +413,19 @@ class FramePipeline:
             "timestamp_reads": sum(s.marks.readbacks for s in self._slots if s.marks),
             "fence_maps": sum(s.fence.maps for s in self._slots),
             "frame_readbacks": self.frame_readbacks,
-            "result_readbacks": self.effect.solution.readback_maps,
+            # the solution's blocking reads of results, and apart the frame read back for
+            # the models (the xnnpack backend, given a texture)
+            "result_readbacks": solution.readback_maps - frame_reads,
             "face_tally_readbacks": self.faces.readbacks if self.faces else 0,
-            # xnnpack: the frame read back for the models, results uploaded for the overlay
-            "model_frame_readbacks": getattr(solution.frames, "readbacks", 0),
+            "model_frame_readbacks": frame_reads,
             "result_upload_bytes": solution.upload_bytes + self.effect.upload_bytes,
+            # per frame: its submits (the frame's own and the solution's) and blocking reads
+            # of results, as (submits, reads, frames)
+            "per_frame": [list(k) + [n] for k, n in sorted(self.per_frame.items())],
         }
 
     def models_info(self) -> list[dict]:
-        if self.effect.backend_ran == "xnnpack":
-            return [{"name": Path(m.graph.name).stem, "role": role, "backend": "xnnpack",
-                     "threads": m.num_threads} for role, m in self.effect.solution.engines.items()]  # fmt: skip
-        out = []
-        for role, e in self.effect.engines.items():
-            m = e.memory
-            out.append({
-                "name": Path(e.graph.name).stem, "role": role, "dispatches": e.dispatch_count,
-                "precision": e.precision, "kernels": e.kernels,
-                "memory": {"strategy": m.strategy, "total_bytes": int(m.total_bytes),
-                           "naive_bytes": int(m.naive_bytes), "lower_bound": int(m.lower_bound),
-                           "objects": int(m.objects)},
-            })  # fmt: skip
-        return out
+        return self.effect.solution.backend.describe()
 
 
 def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,

@@ -1,8 +1,8 @@
 """Per-frame results out of the live pipeline: `--results out.jsonl` and the face tally.
 
 - `ResultsWriter(path)`: one JSON object per frame (`record(index, result)`): the
-  solution's per-frame fields, declared once in engine/vision/solutions/records.py (which
-  engine-extract writes as Parquet too): face detection: every detection's score, box and
+  solution's per-frame fields, declared once beside its result (engine/vision/records.py;
+  engine-extract writes them as Parquet too): face detection: every detection's score, box and
   keypoints (pixels and normalised); face mesh: presence, ROI, tracked, 468 landmarks
   (pixels, z on x's scale) and the detections when the detector ran; segmentation: mask
   statistics (mean probability, person fraction at 0.5, the person's bounding box); hands,
@@ -40,9 +40,9 @@ def _json(value, key: str = ""):
 
 def result_record(index: int, result) -> dict:
     """A JSON-ready dict of one frame's solution result: the fields of
-    engine/vision/solutions/records.py, a field that is None (the detector did not run, no
+    engine/vision/records.py, a field that is None (the detector did not run, no
     pose) left out."""
-    from engine.vision.solutions.records import frame_record
+    from engine.vision import frame_record
 
     return {k: _json(v, k) for k, v in frame_record(index, result).items() if v is not None}
 

@@ -18,8 +18,7 @@ import numpy as np
 
 from app.build import since_launch
 from app.effects.base import FRAME_BINDINGS, render_pipeline
-from engine.gpu import Fence
-from engine.vision.gpu_stage import bind_group
+from engine.gpu import Fence, bind_group
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 WHITE, GREY, ACCENT = (255, 255, 255), (190, 190, 190), (80, 200, 255)  # BGR

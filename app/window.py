@@ -213,7 +213,7 @@ class LiveWindow:
             return 0
         from app.timeline import format_summary
 
-        s = tl.summary({**info, "backend": p.effect.backend_ran, "models": p.models_info(),
+        s = tl.summary({**info, "backend": p.effect.backend_name, "models": p.models_info(),
                         "transfers": p.transfers(),
                         "title": f"ar-demo window: {self.source.name}", "paced": self.paced})  # fmt: skip
         print(format_summary(s))

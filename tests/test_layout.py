@@ -1,17 +1,22 @@
-"""The house rules import-linter cannot state: the app sees engine.gpu's public face only."""
+"""The house rules import-linter cannot state: the app sees the engine's public faces only,
+and the vision wing decides its backend in one place."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
-import engine.gpu
-
 ROOT = Path(__file__).resolve().parents[1]
+# what the app may import from the engine: these modules, and from the packages among them
+# only the names of their __all__ (their public face)
+APP_MAY_IMPORT = ("engine", "engine.errors", "engine.precision", "engine.gpu",
+                  "engine.vision", "engine.memory", "engine.catalog", "engine.reference")  # fmt: skip
 
 
 def _imports(folder: str):
-    """(file, module, imported names) of every `from X import ...` under `folder`."""
+    """(file, module, imported names) of every import under `folder`."""
     for path in sorted((ROOT / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -21,23 +26,50 @@ def _imports(folder: str):
                     yield path.relative_to(ROOT), alias.name, []
 
 
-def test_app_imports_only_the_public_face_of_engine_gpu():
+def test_app_imports_only_the_public_faces_of_the_engine():
     reach_ins = [
         f"{path}: {module}"
         for path, module, _ in _imports("app")
-        if module.startswith("engine.gpu.")
+        if module.split(".")[0] == "engine" and module not in APP_MAY_IMPORT
     ]
     assert reach_ins == []
     for path, module, names in _imports("app"):
-        if module == "engine.gpu":
-            missing = set(names) - set(engine.gpu.__all__)
-            assert not missing, f"{path} imports {missing}, not in engine.gpu.__all__"
+        face = getattr(importlib.import_module(module), "__all__", None)
+        if module in APP_MAY_IMPORT and face is not None:
+            missing = set(names) - set(face)
+            assert not missing, f"{path} imports {missing}, not in {module}.__all__"
 
 
-def test_every_public_name_of_engine_gpu_resolves():
-    """Each name of the face resolves (a renamed function breaks this, not the app)."""
-    for name in engine.gpu.__all__:
-        assert getattr(engine.gpu, name) is not None, name
+def test_the_face_check_sees_a_reach_in():
+    """The test above on a made-up app file: a private module and a private name fail."""
+    source = "from engine.vision.roi import Rect\nfrom engine.gpu import _PUBLIC\n"
+    tree = ast.parse(source)
+    modules = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert [m for m in modules if m not in APP_MAY_IMPORT] == ["engine.vision.roi"]
+    import engine.gpu
+
+    assert "_PUBLIC" not in engine.gpu.__all__
+
+
+def test_every_public_name_resolves():
+    """Each name of each face resolves (a renamed function breaks this, not the app)."""
+    for module in APP_MAY_IMPORT:
+        mod = importlib.import_module(module)
+        for name in getattr(mod, "__all__", ()):
+            assert getattr(mod, name) is not None, f"{module}.{name}"
+
+
+def test_the_backend_is_decided_in_one_place():
+    """No solution or stage of engine/vision tests which backend it has: `backend ==` (or
+    `backend !=`) appears only in the backend table's module."""
+    pattern = re.compile(r"backend\s*[!=]=")
+    found = [
+        f"{path.relative_to(ROOT)}:{i}"
+        for path in sorted((ROOT / "engine" / "vision").rglob("*.py"))
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line) and path != ROOT / "engine/vision/backends/__init__.py"
+    ]
+    assert found == []
 
 
 def _is_test_module(name: str) -> bool:

@@ -1,9 +1,11 @@
-"""The effect registry: every effect, once, with the model roles it needs and its styles.
+"""The effects: one per solution of engine.vision's registry, each drawing its results.
 
-The CLI's --effect and --style choices, the automatic choice from the models
-(app/models.py) and the pipeline read this; each effect's module holds its class (see
-base.py for what an effect does) and is imported on demand (its shaders compile late).
-Adding an effect: its module, one line below, a test.
+The effect of a solution is named by its registry entry (`effect`) and lives in the
+module of that name (dashes as underscores), as the one Effect subclass it names
+`EFFECT`; its class says which model roles it needs (--model order) and its styles.
+The CLI's --effect, --solution and --style choices, the automatic choice from the models
+(app/models.py) and the pipeline read `EFFECTS`. Adding an effect: its module (and its
+solution's registry entry), a test.
 """
 
 from __future__ import annotations
@@ -11,84 +13,32 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from engine.vision import SOLUTIONS
+
 
 @dataclass(frozen=True)
 class EffectInfo:
     name: str
-    module: str  # the module under app/effects holding the Effect subclass
-    cls: str
+    cls: type  # the Effect subclass
     needs: tuple[str, ...]  # model roles (app/models.py model_role), in --model order
     styles: tuple[str, ...]  # the e key cycles through them; the first is the default
-    solution: str  # `ar-demo --solution NAME`: MediaPipe's name for it
-    models: tuple[str, ...]  # the manifest's models --solution runs, in `needs` order
+    solution: str  # `ar-demo --solution NAME`: the solution it draws (engine.vision)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The manifest's models --solution runs (the solution's defaults)."""
+        return SOLUTIONS[self.solution].models()
 
 
-EFFECTS: dict[str, EffectInfo] = {
-    e.name: e
-    for e in (
-        EffectInfo(
-            "face-mesh",
-            "face_mesh",
-            "FaceMeshEffect",
-            ("detection", "landmarks"),
-            ("points+roi", "points", "tesselation", "contours", "irises"),
-            "face-mesh",
-            ("face_detection_short_range", "face_landmark"),
-        ),
-        EffectInfo(
-            "segmentation",
-            "segmentation",
-            "SegmentationEffect",
-            ("segmentation",),
-            ("blur", "replace", "tint", "mask"),
-            "selfie-segmentation",
-            ("selfie_segmentation",),
-        ),
-        EffectInfo(
-            "face-detection",
-            "face_detection",
-            "FaceDetectionEffect",
-            ("detection",),
-            ("box+keypoints", "keypoints", "box"),
-            "face-detection",
-            ("face_detection_short_range",),
-        ),
-        EffectInfo(
-            "hands",
-            "hands",
-            "HandsEffect",
-            ("detection", "hand_landmarks"),
-            ("skeleton+points", "skeleton"),
-            "hands",
-            ("palm_detection_full", "hand_landmark_full"),
-        ),
-        EffectInfo(
-            "pose",
-            "pose",
-            "PoseEffect",
-            ("detection", "pose_landmarks"),
-            ("skeleton+points", "skeleton"),
-            "pose",
-            ("pose_detection", "pose_landmark_full"),
-        ),
-        EffectInfo(
-            "holistic",
-            "holistic",
-            "HolisticEffect",
-            ("pose_landmarks", "hand_landmarks", "landmarks"),
-            ("skeleton+points", "skeleton"),
-            "holistic",
-            (
-                "pose_detection",
-                "pose_landmark_full",
-                "hand_recrop",
-                "hand_landmark_full",
-                "face_detection_short_range",
-                "face_landmark",
-            ),
-        ),
-    )
-}  # fmt: skip  (order: the automatic choice tries them in this order)
+def _info(entry) -> EffectInfo:
+    module = importlib.import_module(f"{__name__}.{entry.effect.replace('-', '_')}")
+    cls = module.EFFECT
+    return EffectInfo(entry.effect, cls, cls.needs, cls.styles, entry.name)
+
+
+# in the registry's order: the automatic choice tries them in this order
+EFFECTS: dict[str, EffectInfo] = {e.effect: _info(e) for e in SOLUTIONS.values()}
+SOLUTION_EFFECTS: dict[str, EffectInfo] = {e.solution: e for e in EFFECTS.values()}
 
 
 def effect_info(name: str) -> EffectInfo:
@@ -97,10 +47,6 @@ def effect_info(name: str) -> EffectInfo:
     return EFFECTS[name]
 
 
-SOLUTIONS: dict[str, EffectInfo] = {e.solution: e for e in EFFECTS.values()}
-
-
 def effect_class(name: str):
-    """The Effect subclass for an effect name (imported on demand)."""
-    info = effect_info(name)
-    return getattr(importlib.import_module(f"{__name__}.{info.module}"), info.cls)
+    """The Effect subclass for an effect name."""
+    return effect_info(name).cls

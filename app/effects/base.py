@@ -1,20 +1,24 @@
 """What every effect shares: a solution of engine.vision, render pipelines, the frame blit.
 
-An effect turns the frame texture into a picture, all on the GPU:
-- `build()`: its solution (engine.vision FaceDetector / FaceMesh / SelfieSegmenter, made
-  with `solution_options()`: the models' graphs, output="gpu") and its draw pipelines;
-- `steps(frame_view, image)`: the compute stages in order, as (stage name, encode
-  function): the solution's steps (pre-process, inference, post-process), then the
-  effect's own; `image` is the frame as uploaded (BGR numpy), which the xnnpack backend's
-  models read (`model_frame`);
+An effect turns the frame texture into a picture:
+- `build()`: its solution (made with `solution_options()`: the models' graphs, output="gpu"
+  where it draws from the solution's buffers) and its draw pipelines;
+- a frame in two phases. `prepare(frame_view, image)`: the CPU part, before the
+  pipeline's encoder opens: the solution's CPU-decided path when it has no GPU-resident
+  frame (its own submits and reads: read-backs, XNNPACK), then the effect's own uploads;
+  `image` is the frame as uploaded (BGR numpy), which a backend that reads host frames
+  takes instead of the texture (`model_frame`). `steps(frame_view)`: the GPU part, only
+  recorded into the pipeline's one encoder, as (stage name, encode function);
 - `draw(render_pass, frame_view)`: the camera frame plus the overlay, read from the
   solution's buffers; `frame_view` None: the pipeline copied the frame into the target
   already (effects whose background is the plain frame, `plain_background`);
 - `cycle_style()`: the `e` key; `rebuild(planner)`: a new solution with another memory plan
   (app/pipeline.py builds a whole new effect off the display thread instead); `close()`;
-- `read_results()`: the frame's results as numbers (--results only: one readback);
-  `face_flag`: where a 4-byte face flag lives on the GPU (app/results.FaceTally), or None.
-Nothing here reads a tensor back: overlays bind the solution's output buffers directly.
+- `read_results()`: the frame's results as numbers (--results only: one read-back);
+  `face_flag`: where a 4-byte face flag lives on the GPU (app/results.FaceTally), or None;
+- `frame_counts`: the submits and blocking reads the solution made in the last prepare.
+A subclass sets `needs` (model roles, --model order), `styles`, and its module names it
+`EFFECT` (app/effects/__init__.py).
 """
 
 from __future__ import annotations
@@ -24,8 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.gpu import Binding, render_shader
-from engine.vision.gpu_stage import bind_group
+from engine.gpu import Binding, bind_group, render_shader
 
 if TYPE_CHECKING:
     from app.models import ModelSpec
@@ -43,7 +46,7 @@ def render_pipeline(device, template: str, target_format: str, bindings=(),
                     **params):  # fmt: skip
     """A render pipeline from shaders/<template> (entry points vs / fs), auto layout;
     `bindings`: its group 0, declared from them (engine.gpu.render_shader; bind groups:
-    engine.vision.gpu_stage.bind_group); `buffers`: vertex buffer layouts."""
+    engine.gpu.bind_group); `buffers`: vertex buffer layouts."""
     code = render_shader(template, bindings, **params)
     module = device.create_shader_module(code=code, label=label or template)
     target = {"format": target_format}
@@ -72,9 +75,10 @@ def overlay_params(frame_size: tuple[int, int], style: int) -> np.ndarray:
 
 
 class Effect:
-    """Base class; subclasses set `name`, `styles` and implement build/steps/draw."""
+    """Base class; subclasses set `name`, `needs`, `styles` and implement build/draw."""
 
     name = ""
+    needs: tuple[str, ...] = ()
     styles: tuple[str, ...] = ("default",)
     plain_background = True  # the frame as it is under the overlay (draw_frame)
 
@@ -85,7 +89,7 @@ class Effect:
         self.specs, self.frame_size, self.target_format = specs, frame_size, target_format
         self.precision, self.planner, self.storage = precision, planner, storage
         self.kernels = kernels  # the engines' kernel set (engine/gpu/compile.py KERNEL_SETS)
-        self.backend = backend  # asked for; `backend_ran`: what the solution chose
+        self.backend = backend  # asked for; `backend_name`: what the solution chose
         self.style = 0
         self.engines: dict[str, object] = {}
         self.solution = None
@@ -100,7 +104,7 @@ class Effect:
         self.build()
         self.solution.prepare(self.frame_size)
         # the GPU engines (warm-up, memory plans, planner switches): none on xnnpack
-        self.engines = self.solution.engines if self.backend_ran == "webgpu" else {}
+        self.engines = self.solution.engines
         if old is not None:
             old.close()  # the pipeline waits for every frame: nothing of it is in flight
 
@@ -117,16 +121,23 @@ class Effect:
                 "backend": self.backend, "bgr": True}  # fmt: skip
 
     def model_frame(self, frame_view, image):
-        """What the solution's models read: on xnnpack the host image (BGR, the frame as
-        uploaded) when there is one; else the texture. Reading the texture back would wait
-        for the queue, so for the previous frame's render, and run the models after it
-        instead of beside it (issue 31). The pixels are the same bytes either way."""
-        return image if image is not None and self.backend_ran == "xnnpack" else frame_view
+        """What the solution's models read: the host image (BGR, the frame as uploaded)
+        when there is one and the backend reads host frames (xnnpack: reading the texture
+        back would wait for the queue, so for the previous frame's render); else the
+        texture. The pixels are the same bytes either way."""
+        if image is not None and self.solution.backend.reads_host_frames:
+            return image
+        return frame_view
 
     @property
-    def backend_ran(self) -> str:
+    def backend_name(self) -> str:
         """The backend the solution runs its models on: "webgpu" or "xnnpack"."""
-        return self.solution.backend
+        return self.solution.backend.name
+
+    @property
+    def frame_counts(self) -> tuple[int, int]:
+        """(submits, blocking reads) the solution made for the last frame."""
+        return self.solution.last_frame_counts
 
     @property
     def upload_bytes(self) -> int:
@@ -148,8 +159,23 @@ class Effect:
         """Make `self.solution` and the draw pipelines."""
         raise NotImplementedError
 
-    def steps(self, frame_view, image=None) -> list[Step]:
-        raise NotImplementedError
+    def prepare(self, frame_view, image=None) -> None:
+        """The CPU part of a frame (see the module docstring): the solution's, then
+        `on_result` with its result when it ran on the CPU."""
+        result = self.solution.prepare_frame(self.model_frame(frame_view, image))
+        if result is not None:
+            self.on_result(result)
+
+    def on_result(self, result) -> None:
+        """The effect's CPU work on a result of the CPU-decided path (uploads)."""
+
+    def steps(self, frame_view) -> list[Step]:
+        """The GPU part of a frame, recorded only: the solution's steps (none on the
+        CPU-decided path), then the effect's own (`own_steps`)."""
+        return [*self.solution.steps(frame_view), *self.own_steps(frame_view)]
+
+    def own_steps(self, frame_view) -> list[Step]:
+        return []
 
     def draw(self, render_pass, frame_view) -> None:
         raise NotImplementedError

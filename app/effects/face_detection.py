@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
-from engine.gpu import Binding
+from engine.gpu import Binding, bind_group
 from engine.vision import FaceDetector
-from engine.vision.gpu_stage import bind_group
 
 
 def indirect_args(device, vertex_count: int):
@@ -44,7 +42,8 @@ BINDINGS = (
 
 class FaceDetectionEffect(Effect):
     name = "face-detection"
-    styles = EFFECTS["face-detection"].styles
+    needs = ("detection",)
+    styles = ("box+keypoints", "keypoints", "box")
 
     def build(self) -> None:
         import wgpu
@@ -71,16 +70,17 @@ class FaceDetectionEffect(Effect):
     def face_flag(self):
         return (self.solution.gpu.status, 0, "uint32")  # the detection count
 
-    def steps(self, frame_view, image=None):
-        models_read = self.model_frame(frame_view, image)
-
+    def own_steps(self, frame_view):
         def count(enc) -> None:  # instance count = detections
             enc.copy_buffer_to_buffer(self.solution.gpu.status, 0, self.args, 4, 4)
 
-        return [*self.solution.steps(models_read), ("postprocess", count)]
+        return [("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
         render_pass.set_pipeline(self.pipeline)
         render_pass.set_bind_group(0, self.group)
         render_pass.draw_indirect(self.args, 0)
+
+
+EFFECT = FaceDetectionEffect

@@ -17,15 +17,12 @@ Draw: `draw_indirect` of round point quads (shaders/app/mesh.wgsl) and the ROI o
 
 from __future__ import annotations
 
-from app.effects import EFFECTS
 from app.effects.base import Effect, overlay_params, render_pipeline
 from app.effects.face_detection import indirect_args
 from app.effects.skeleton import Skeletons
 from app.errors import AppError
-from engine.gpu import Binding
-from engine.vision import FaceMesh
-from engine.vision.connections import FACEMESH_CONTOURS, FACEMESH_IRISES, FACEMESH_TESSELATION
-from engine.vision.gpu_stage import bind_group
+from engine.gpu import Binding, bind_group
+from engine.vision import FACEMESH_CONTOURS, FACEMESH_IRISES, FACEMESH_TESSELATION, FaceMesh
 
 # style -> the connection sets it draws: (pairs, thickness, RGBA)
 CONTOURS = (FACEMESH_CONTOURS, 2.0, (0.35, 1.0, 0.9, 0.95))
@@ -47,7 +44,8 @@ ROI_BINDINGS = (
 
 class FaceMeshEffect(Effect):
     name = "face-mesh"
-    styles = EFFECTS["face-mesh"].styles
+    needs = ("detection", "landmarks")
+    styles = ("points+roi", "points", "tesselation", "contours", "irises")
 
     def build(self) -> None:
         import wgpu
@@ -95,13 +93,11 @@ class FaceMeshEffect(Effect):
     def face_flag(self):
         return (self.solution.gpu.status, 4, "float32")  # present: 1.0 / 0.0
 
-    def steps(self, frame_view, image=None):
-        models_read = self.model_frame(frame_view, image)
-
+    def own_steps(self, frame_view):
         def count(enc) -> None:  # instance count = 468 (478) points, or 0 without a face
             enc.copy_buffer_to_buffer(self.solution.gpu.args, 4, self.args, 4, 4)
 
-        return [*self.solution.steps(models_read), ("postprocess", count)]
+        return [("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
@@ -124,3 +120,6 @@ class FaceMeshEffect(Effect):
         for sets in self.mesh_lines.values():
             for lines in sets:
                 lines.destroy()
+
+
+EFFECT = FaceMeshEffect

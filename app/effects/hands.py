@@ -1,24 +1,23 @@
 """Hands effect: engine.vision.Hands' 21 landmarks per hand, drawn as skeletons.
 
 - input: the frame texture; a palm detector and a hand landmark model (MediaPipe's)
-- output: the camera frame with each hand's skeleton (engine/vision/connections.py
-  HAND_CONNECTIONS), coloured by handedness (green: "Left", orange: "Right", the model's
-  labels, which assume a mirrored selfie view), and its landmark dots
+- output: the camera frame with each hand's skeleton (engine.vision HAND_CONNECTIONS),
+  coloured by handedness (green: "Left", orange: "Right", the model's labels, which assume
+  a mirrored selfie view), and its landmark dots
 - options: style (`e`): skeleton+points, skeleton
 - usage: `HandsEffect(ctx, [palm_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
-Per frame: Hands.process() on the frame texture (the palm detector when fewer than two
-hands are tracked, the landmark model on each hand's crop; its ROIs are decided on the
-CPU from a ~1 KB read-back), then the hands' points go up into the skeleton buffers.
+Per frame, before the encoder opens: Hands.process() (the palm detector when fewer than
+two hands are tracked, the landmark model on each hand's crop; its ROIs are decided on
+the CPU from a ~1 KB read-back), then the hands' points go up into the skeleton buffers.
+Inside the encoder: the draw only.
 """
 
 from __future__ import annotations
 
-from app.effects import EFFECTS
 from app.effects.base import Effect
 from app.effects.skeleton import Skeletons
-from engine.vision import Hands
-from engine.vision.connections import HAND_CONNECTIONS
+from engine.vision import HAND_CONNECTIONS, Hands
 
 COLORS = {"Left": (0.25, 0.95, 0.45, 0.95), "Right": (1.0, 0.6, 0.15, 0.95)}
 MAX_HANDS = 2
@@ -26,7 +25,8 @@ MAX_HANDS = 2
 
 class HandsEffect(Effect):
     name = "hands"
-    styles = EFFECTS["hands"].styles
+    needs = ("detection", "hand_landmarks")
+    styles = ("skeleton+points", "skeleton")
 
     def build(self) -> None:
         options = {**self.solution_options(), "output": "numpy"}  # it draws from numbers
@@ -37,17 +37,12 @@ class HandsEffect(Effect):
                                    HAND_CONNECTIONS, 21, MAX_HANDS + 1)  # fmt: skip
         self.result = None
 
-    def steps(self, frame_view, image=None):
-        models_read = self.model_frame(frame_view, image)
-
-        def track(_encoder) -> None:  # its own submits: the ROIs are chosen on the CPU
-            self.result = self.solution.process(models_read)
-            self.skeletons.update(
-                (h.landmarks_px, [True] * len(h.landmarks_px), COLORS[h.handedness.label])
-                for h in self.result.hands
-            )
-
-        return [("inference", track)]
+    def on_result(self, result) -> None:
+        self.result = result
+        self.skeletons.update(
+            (h.landmarks_px, [True] * len(h.landmarks_px), COLORS[h.handedness.label])
+            for h in result.hands
+        )
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
@@ -63,3 +58,6 @@ class HandsEffect(Effect):
     def close(self) -> None:
         super().close()
         self.skeletons.destroy()
+
+
+EFFECT = HandsEffect

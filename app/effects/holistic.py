@@ -8,29 +8,29 @@
 - options: style (`e`): skeleton+points, skeleton
 - usage: `HolisticEffect(ctx, specs, (640, 480), "bgra8unorm")`
 
-Per frame: Holistic.process() on the frame texture (its ROIs are decided on the CPU from
-what the models' outputs read back), then every part's points go up into its buffers.
+Per frame, before the encoder opens: Holistic.process() (its ROIs are decided on the CPU
+from what the models' outputs read back), then every part's points go up into its
+buffers. Inside the encoder: the draws.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.effects import EFFECTS
 from app.effects.base import Effect
 from app.effects.hands import COLORS as HAND_COLORS
 from app.effects.pose import COLOR as POSE_COLOR
 from app.effects.pose import VISIBILITY_THRESHOLD
 from app.effects.skeleton import Skeletons
-from engine.vision import Holistic
-from engine.vision.connections import FACEMESH_CONTOURS, HAND_CONNECTIONS, POSE_CONNECTIONS
+from engine.vision import FACEMESH_CONTOURS, HAND_CONNECTIONS, POSE_CONNECTIONS, Holistic
 
 FACE_COLOR = (0.35, 1.0, 0.9, 0.95)
 
 
 class HolisticEffect(Effect):
     name = "holistic"
-    styles = EFFECTS["holistic"].styles
+    needs = ("pose_landmarks", "hand_landmarks", "landmarks")
+    styles = ("skeleton+points", "skeleton")
 
     def build(self) -> None:
         options = {**self.solution_options(), "output": "numpy"}
@@ -43,24 +43,19 @@ class HolisticEffect(Effect):
         }
         self.result = None
 
-    def steps(self, frame_view, image=None):
-        models_read = self.model_frame(frame_view, image)
-
-        def track(_encoder) -> None:
-            self.result = r = self.solution.process(models_read)
-            size = np.array([*self.frame_size, self.frame_size[0]], np.float64)
-            pose = [] if r.pose_landmarks is None else [
-                (r.pose_landmarks * size, r.pose.visibility >= VISIBILITY_THRESHOLD, POSE_COLOR)
-            ]  # fmt: skip
-            hands = [(lm * size, np.ones(21, bool), HAND_COLORS[label])
-                     for lm, label in ((r.left_hand_landmarks, "Left"),
-                                       (r.right_hand_landmarks, "Right")) if lm is not None]  # fmt: skip
-            face = [] if r.face_landmarks is None else \
-                [(r.face_landmarks * size, np.ones(468, bool), FACE_COLOR)]  # fmt: skip
-            for part, skeletons in (("pose", pose), ("hands", hands), ("face", face)):
-                self.parts[part].update(skeletons)
-
-        return [("inference", track)]
+    def on_result(self, result) -> None:
+        self.result = r = result
+        size = np.array([*self.frame_size, self.frame_size[0]], np.float64)
+        pose = [] if r.pose_landmarks is None else [
+            (r.pose_landmarks * size, r.pose.visibility >= VISIBILITY_THRESHOLD, POSE_COLOR)
+        ]  # fmt: skip
+        hands = [(lm * size, np.ones(21, bool), HAND_COLORS[label])
+                 for lm, label in ((r.left_hand_landmarks, "Left"),
+                                   (r.right_hand_landmarks, "Right")) if lm is not None]  # fmt: skip
+        face = [] if r.face_landmarks is None else \
+            [(r.face_landmarks * size, np.ones(468, bool), FACE_COLOR)]  # fmt: skip
+        for part, skeletons in (("pose", pose), ("hands", hands), ("face", face)):
+            self.parts[part].update(skeletons)
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
@@ -79,3 +74,6 @@ class HolisticEffect(Effect):
         super().close()
         for skeletons in self.parts.values():
             skeletons.destroy()
+
+
+EFFECT = HolisticEffect

@@ -1,24 +1,22 @@
 """Pose effect: engine.vision.Pose's 33 landmarks, drawn as a skeleton.
 
 - input: the frame texture; pose_detection and a pose landmark model (MediaPipe's)
-- output: the camera frame with the body's skeleton (engine/vision/connections.py
-  POSE_CONNECTIONS); a landmark whose smoothed visibility is under 0.5 is hidden, as
-  MediaPipe's drawing_utils does
+- output: the camera frame with the body's skeleton (engine.vision POSE_CONNECTIONS); a
+  landmark whose smoothed visibility is under 0.5 is hidden, as MediaPipe's drawing_utils
+  does
 - options: style (`e`): skeleton+points, skeleton
 - usage: `PoseEffect(ctx, [detector_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
-Per frame: Pose.process() on the frame texture (the detector only while no body is
+Per frame, before the encoder opens: Pose.process() (the detector only while no body is
 tracked; the ROI, the landmark filters and the decoding run on the CPU from the read-back
-outputs), then the landmarks go up into the skeleton buffers.
+outputs), then the landmarks go up into the skeleton buffers. Inside the encoder: the draw.
 """
 
 from __future__ import annotations
 
-from app.effects import EFFECTS
 from app.effects.base import Effect
 from app.effects.skeleton import Skeletons
-from engine.vision import Pose
-from engine.vision.connections import POSE_CONNECTIONS
+from engine.vision import POSE_CONNECTIONS, Pose
 
 COLOR = (0.35, 0.75, 1.0, 0.95)
 VISIBILITY_THRESHOLD = 0.5  # drawing_utils' _VISIBILITY_THRESHOLD
@@ -26,7 +24,8 @@ VISIBILITY_THRESHOLD = 0.5  # drawing_utils' _VISIBILITY_THRESHOLD
 
 class PoseEffect(Effect):
     name = "pose"
-    styles = EFFECTS["pose"].styles
+    needs = ("detection", "pose_landmarks")
+    styles = ("skeleton+points", "skeleton")
 
     def build(self) -> None:
         options = {**self.solution_options(), "output": "numpy"}
@@ -36,16 +35,11 @@ class PoseEffect(Effect):
                                    POSE_CONNECTIONS, 33, 1)  # fmt: skip
         self.result = None
 
-    def steps(self, frame_view, image=None):
-        models_read = self.model_frame(frame_view, image)
-
-        def track(_encoder) -> None:
-            self.result = r = self.solution.process(models_read)
-            shown = [] if r.landmarks is None else \
-                [(r.landmarks_px, r.visibility >= VISIBILITY_THRESHOLD, COLOR)]  # fmt: skip
-            self.skeletons.update(shown)
-
-        return [("inference", track)]
+    def on_result(self, result) -> None:
+        self.result = r = result
+        shown = [] if r.landmarks is None else \
+            [(r.landmarks_px, r.visibility >= VISIBILITY_THRESHOLD, COLOR)]  # fmt: skip
+        self.skeletons.update(shown)
 
     def draw(self, render_pass, frame_view) -> None:
         self.draw_frame(render_pass, frame_view)
@@ -61,3 +55,6 @@ class PoseEffect(Effect):
     def close(self) -> None:
         super().close()
         self.skeletons.destroy()
+
+
+EFFECT = PoseEffect

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.effects import EFFECTS
 from app.effects.base import FRAME_BINDINGS, Effect, render_pipeline
-from engine.gpu import Binding, render_shader
+from engine.gpu import Binding, bind_group, render_shader
 from engine.vision import SelfieSegmenter
-from engine.vision.gpu_stage import bind_group
 
 BLUR_DOWNSCALE = 4  # the blurred background is a quarter of the frame's size
 BLUR_RADIUS_PX = 16.0  # disc radius in frame pixels (then the linear upsampling smooths it)
@@ -41,7 +39,8 @@ COMPOSITE_BINDINGS = (
 
 class SegmentationEffect(Effect):
     name = "segmentation"
-    styles = EFFECTS["segmentation"].styles
+    needs = ("segmentation",)
+    styles = ("blur", "replace", "tint", "mask")
     plain_background = False  # the frame composited with the mask
 
     def build(self) -> None:
@@ -95,12 +94,10 @@ class SegmentationEffect(Effect):
             )  # fmt: skip
         return self._pipelines[self.style]
 
-    def steps(self, frame_view, image=None):
-        models_read = self.model_frame(frame_view, image)
-        steps = self.solution.steps(models_read)
+    def own_steps(self, frame_view):
         if self.style_name == "blur":
-            steps.append(("postprocess", lambda enc: self._blur(enc, frame_view)))
-        return steps
+            return [("postprocess", lambda enc: self._blur(enc, frame_view))]
+        return []
 
     def draw(self, render_pass, frame_view) -> None:
         pipeline = self._pipeline()
@@ -114,3 +111,6 @@ class SegmentationEffect(Effect):
         render_pass.set_pipeline(pipeline)
         render_pass.set_bind_group(0, cached[1])
         render_pass.draw(3)
+
+
+EFFECT = SegmentationEffect

@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.effects.base import render_pipeline
-from engine.gpu import Binding
-from engine.vision.gpu_stage import bind_group
+from engine.gpu import Binding, bind_group
 
 # app/skeleton.wgsl's group 0, declared from these (GATE too when the overlay is gated);
 # the dots draw reads no pairs: their pipeline's layout leaves that binding out

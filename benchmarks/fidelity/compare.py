@@ -39,7 +39,7 @@ HOLISTIC_REFINED_REFERENCE = DATA / "people_holistic_refined.npz"
 # further apart (jitter_*): make_reference.py's VARIANTS
 POSE_VARIANTS_REFERENCE = DATA / "people_pose_variants.npz"
 
-# the targets: (metric, comparison, threshold)
+# the targets: (metric, comparison, threshold)
 TARGETS = (
     ("detection.box_iou.median", ">=", 0.98),
     ("detection.box_iou.p1", ">=", 0.9),  # >= 0.9 on 99 % of the frames

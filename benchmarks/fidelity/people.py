@@ -20,7 +20,7 @@ and Holistic vs MediaPipe 0.10.14's own.
     and landmark px;
   - holistic_refined (refine_face_landmarks=True): its face only (the rest is holistic's):
     frames where presence differs, landmark px of all 478, iris_px of 468-477
-- targets (issue 29): counts and handedness agree on >= 99 % of frames, landmarks median
+- targets: counts and handedness agree on >= 99 % of frames, landmarks median
   <= 1 px and p95 <= 3 px, pose world landmarks median <= 5 mm, masks IoU median >= 0.99
 - two other comparisons for Pose and Holistic (people_pose_variants.npz): --reference
   resync, both restarted at each cut (the shots apart from what tracking carries over a
@@ -28,7 +28,7 @@ and Holistic vs MediaPipe 0.10.14's own.
   the spread of MediaPipe's tracking on the clip (docs/vision.md, Fidelity)
 - usage: python -m benchmarks.fidelity.people [--solutions hands1,hands0,pose,face_mesh,...]
          [--start 0] [--frames 300] [--json out/fidelity_people.json] [--precision fp16]
-         [--backend auto|webgpu|xnnpack]  (the solutions' backend: engine/vision/backend.py)
+         [--backend auto|webgpu|xnnpack]  (the solutions' backend: engine/vision/backends)
          [--reference mediapipe|resync] [--spread]
 """
 
@@ -62,7 +62,7 @@ COMPARISONS = {
 }  # fmt: skip
 SPREAD = ("no engine: MediaPipe's own run with frames 33334 us apart instead of 33333 against "
           "its run from the clip's first frame (people_pose_variants.npz jitter_*)")  # fmt: skip
-# face_landmark_with_attention's: on webgpu only (engine/vision/backend.py webgpu_only)
+# face_landmark_with_attention's: on webgpu only (engine/vision/backends needs_webgpu)
 REFINED = ("face_mesh_refined", "holistic_refined")
 LABELS = ("Left", "Right")  # make_reference.py stores handedness as its index
 TARGETS = {

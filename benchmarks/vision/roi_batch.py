@@ -1,4 +1,4 @@
-"""Do the crops of one frame run faster as one batch? (issue 30, item 2)
+"""Do the crops of one frame run faster as one batch?
 
 For each landmark model, crop count n and backend, alternated in rounds (benchmarks/
 common.py's interleave) in one process; the batch's outputs are checked bit-equal to the
@@ -47,8 +47,7 @@ def invoke(it, tensor: np.ndarray) -> list[np.ndarray]:
 def measure_webgpu(name: str, n: int, rounds: int, block: int) -> dict:
     from benchmarks.vision.speed import clip_rgb
     from engine.catalog.paths import assets_dir
-    from engine.gpu import Engine, shared_context
-    from engine.vision.gpu_stage import FrameInput
+    from engine.gpu import Engine, FrameInput, shared_context
     from engine.vision.roi import Rect
     from engine.vision.roi_model import RoiModel
 

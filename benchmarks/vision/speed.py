@@ -8,7 +8,7 @@ the same clip and cores, passes interleaved (ours, MediaPipe's, ours, ...).
   the other frames as a video; frames/s = frames / seconds, the best and the median pass
 - output: a markdown table (solution, ours, MediaPipe's, ratio) under the stamp line
   (benchmarks/common.py: adapter, load before and after), and JSON
-- options: --backend auto|webgpu|xnnpack (engine/vision/backend.py; auto: the solutions'
+- options: --backend auto|webgpu|xnnpack (engine/vision/backends; auto: the solutions'
   default on this adapter, the table says which ran)
 - usage: python -m benchmarks.vision.speed [--solutions hands,pose,face_mesh,holistic,
          face_detection,selfie_segmentation] [--frames 90] [--passes 3] [--backend auto]
@@ -62,7 +62,7 @@ def our_pass(name: str, frames: list[np.ndarray], ctx, backend: str = "auto") ->
         t = time.perf_counter()
         for frame in frames[1:]:
             solution.process(frame)
-        return time.perf_counter() - t, solution.backend
+        return time.perf_counter() - t, solution.backend.name
 
 
 def mediapipe_pass(python: str, name: str, clip: Path, count: int) -> float:

@@ -15,7 +15,11 @@
   `report_to` (compile progress);
 - shaders: `render` (a WGSL template), `render_shader` and `Binding` (a template with the
   declarations of its bindings, generated from one Binding tuple), `register_shaders` /
-  `shader_loader` (another package's template namespace).
+  `shader_loader` (another package's template namespace);
+- stages outside the engine (the vision stages, the app's effects): `bind_group` (from a
+  Binding tuple), `zeros_buffer`, `dispatch`, `wgsl_float`, `Readback` (small results, one
+  map a frame), `QueueCounts` (submits and blocking reads), `release_engine`, and frames:
+  `FrameInput` (a numpy frame -> a texture), `check_image`, `is_texture`.
 
 The names resolve lazily (a module-level __getattr__), so importing one light module of
 engine.gpu (the compile step, the kernels) does not load wgpu. The modules behind them are
@@ -56,6 +60,16 @@ _PUBLIC = {
     "Binding": "engine.gpu.kernels.base",
     "register_shaders": "engine.gpu.codegen",
     "shader_loader": "engine.gpu.codegen",
+    "bind_group": "engine.gpu.stages",
+    "zeros_buffer": "engine.gpu.stages",
+    "dispatch": "engine.gpu.stages",
+    "wgsl_float": "engine.gpu.stages",
+    "QueueCounts": "engine.gpu.stages",
+    "release_engine": "engine.gpu.stages",
+    "Readback": "engine.gpu.readback",
+    "FrameInput": "engine.gpu.frames",
+    "check_image": "engine.gpu.frames",
+    "is_texture": "engine.gpu.frames",
 }
 
 __all__ = sorted(_PUBLIC)

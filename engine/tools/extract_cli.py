@@ -1,7 +1,7 @@
 """engine-extract: one of engine.vision's solutions over many videos, one Parquet file each.
 
 Each video VIDEO.mp4 becomes DIR/VIDEO.parquet: one row per frame with the solution's
-per-frame fields (the same as `ar-demo --results`: engine/vision/solutions/records.py),
+per-frame fields (the same as `ar-demo --results`: engine/vision/records.py),
 landmarks as fixed-size float32 lists, and file metadata (solution, options, engine
 version, backend). A video whose result file exists is skipped, so an interrupted run
 resumes where it stopped; each file is written to a temporary name and renamed when whole.

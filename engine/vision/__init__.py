@@ -1,30 +1,48 @@
-"""Vision on the engine: MediaPipe-style solutions and the GPU stages they are made of.
+"""Vision on the engine: MediaPipe's solutions and the stages they are made of.
 
-Solutions (engine/vision/solutions/): `FaceDetector`, `FaceMesh` (tracking),
-`SelfieSegmenter`: `process(frame)` -> typed results (docs/vision.md).
+Solutions (engine/vision/solutions/, listed in registry.py): `FaceDetector`, `FaceMesh`
+(several faces, irises), `SelfieSegmenter`, `Hands`, `Pose`, `Holistic`:
+`process(frame)` -> typed results under MediaPipe's names (docs/vision.md). Each is a
+declaration over shared stages, on a backend chosen once (backends/: webgpu, xnnpack).
 
-Stages, each usable alone (no tensor leaves the GPU):
-- `Preprocessor` (preprocess.py): frame texture -> model input, MediaPipe's
-  ImageToTensorCalculator exactly (image_to_tensor.py is its numpy twin and the
-  convention's definition);
+Tables: `SOLUTIONS` (registry.py: every solution once), `BACKENDS` (backends/), the
+connection sets (connections.py). Per-frame records: `frame_record`, `fields_of`
+(records.py).
 
-- `SsdDecoder` (detections.py): SSD anchor decode + weighted NMS -> detection records,
-  DrawIndirect args, count;
-- `DetectionRoi` (roi.py): the best detection -> MediaPipe's rotated square ROI, written as
-  the next model's pre-process affine; `roi_from_detection` + `rect_matrix` are its numpy
-  oracle;
-- `LandmarkProjector` (landmarks.py): landmark tensor + presence flag -> frame-space points
-  (a vertex buffer) + DrawIndirect args; `project_landmarks` is its numpy oracle;
-- `RoiTracker` (tracking.py): the face-mesh loop: the next ROI from the landmarks;
-  `roi_from_landmarks` is its numpy oracle.
-
-Each stage's `encode(encoder)` records into a caller's command encoder; `read()` is for
-tests and debugging only.
+Stages:
+- `detector.py`: an SSD detector on the frame or a crop -> detections (GPU and CPU
+  implementations in backends/);
+- `detect_track.py`: detect when untracked, crop, decode, the next ROI (FaceMesh, Hands,
+  Pose, Holistic's pose);
+- on the GPU, each recording into a caller's encoder (`encode(encoder)`; `read()` is for
+  tests and debugging): `Preprocessor` (preprocess.py: frame texture -> model input,
+  MediaPipe's ImageToTensorCalculator exactly; image_to_tensor.py is its numpy twin and
+  the convention's definition), `SsdDecoder` (detections.py: anchor decode + weighted
+  NMS), `DetectionRoi` (roi.py: the best detection -> the rotated square ROI),
+  `LandmarkProjector` (landmarks.py), `RoiTracker` (tracking.py: the face-mesh loop's next
+  ROI from the landmarks); the numpy functions beside them are their oracles;
+- gpu_frames.py: the solutions' frames wholly on the GPU (face detection, one tracked
+  face, segmentation): on webgpu nothing but a small result leaves the GPU, and with
+  output="gpu" nothing at all.
 """
 
+from engine.vision.backends import BACKENDS
+from engine.vision.backends import CHOICES as BACKEND_CHOICES
+from engine.vision.connections import (
+    FACEMESH_CONTOURS,
+    FACEMESH_IRISES,
+    FACEMESH_TESSELATION,
+    HAND_CONNECTIONS,
+    POSE_CONNECTIONS,
+)
 from engine.vision.detections import DetectionRecord, GpuDetections, SsdDecoder
+from engine.vision.face_refinement import is_attention_model
 from engine.vision.landmarks import GpuLandmarks, LandmarkProjector, project_landmarks
 from engine.vision.preprocess import Preprocessor
+from engine.vision.read_ahead import ReadAhead
+from engine.vision.records import fields_of, frame_record
+from engine.vision.registry import SOLUTIONS
+from engine.vision.results import Classification, Detection
 from engine.vision.roi import (
     FACE_MESH_ROI,
     DetectionRoi,
@@ -37,8 +55,6 @@ from engine.vision.roi import (
     roi_from_detection,
 )
 from engine.vision.solutions import (
-    Classification,
-    Detection,
     FaceDetector,
     FaceDetectorResult,
     FaceLandmarks,
@@ -54,41 +70,58 @@ from engine.vision.solutions import (
     SegmentationResult,
     SelfieSegmenter,
 )
+from engine.vision.ssd import KEYPOINT_NAMES, Detections, detect_faces, letterbox
 from engine.vision.tracking import RoiTracker, roi_from_landmarks
 
 __all__ = [
+    "BACKENDS",
+    "BACKEND_CHOICES",
+    "FACEMESH_CONTOURS",
+    "FACEMESH_IRISES",
+    "FACEMESH_TESSELATION",
     "FACE_MESH_ROI",
+    "HAND_CONNECTIONS",
+    "KEYPOINT_NAMES",
+    "POSE_CONNECTIONS",
+    "SOLUTIONS",
+    "Detections",
+    "ReadAhead",
+    "detect_faces",
+    "fields_of",
+    "frame_record",
+    "is_attention_model",
+    "letterbox",
     "Classification",
     "Detection",
+    "DetectionRecord",
+    "DetectionRoi",
     "FaceDetector",
     "FaceDetectorResult",
     "FaceLandmarks",
     "FaceMesh",
     "FaceMeshResult",
+    "GpuDetections",
+    "GpuLandmarks",
+    "GpuRoi",
     "HandLandmarks",
     "Hands",
     "HandsResult",
     "Holistic",
     "HolisticResult",
+    "LandmarkProjector",
     "Pose",
     "PoseResult",
     "Preprocessor",
+    "Rect",
+    "RoiOptions",
     "RoiTracker",
     "SegmentationResult",
     "SelfieSegmenter",
-    "roi_from_landmarks",
-    "DetectionRecord",
-    "DetectionRoi",
-    "GpuDetections",
-    "GpuLandmarks",
-    "GpuRoi",
-    "LandmarkProjector",
-    "Rect",
-    "RoiOptions",
     "SsdDecoder",
     "invert_affine",
     "normalize_radians",
     "project_landmarks",
     "rect_matrix",
     "roi_from_detection",
+    "roi_from_landmarks",
 ]

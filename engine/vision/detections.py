@@ -28,8 +28,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import Binding, compute_pipeline, render_shader
-from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float, zeros_buffer
+from engine.gpu import (
+    Binding,
+    bind_group,
+    compute_pipeline,
+    dispatch,
+    render_shader,
+    wgsl_float,
+    zeros_buffer,
+)
 from engine.vision.ssd_spec import BLAZEFACE_SHORT, ssd_anchors
 
 WORKGROUP = 256

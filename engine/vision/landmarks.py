@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import Binding, compute_pipeline, render_shader
-from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
+from engine.gpu import Binding, bind_group, compute_pipeline, dispatch, render_shader, zeros_buffer
 from engine.vision.roi import Rect
 
 # postprocess_landmarks.wgsl's group 0, its declarations generated from these: the model's
@@ -145,9 +144,8 @@ class GpuLandmarks:
     args: np.ndarray  # DrawIndirect (vertex_count, instance_count, 0, 0)
 
 
-def landmark_outputs(engine) -> tuple[str, str]:
-    """(landmarks, flag) among an engine's outputs: the largest and a 1-element one."""
-    g = engine.graph
+def landmark_outputs(g) -> tuple[str, str]:
+    """(landmarks, flag) among a graph's outputs: the largest and a 1-element one."""
     outs = [(g.tensors[t].name, int(np.prod(g.tensors[t].shape))) for t in g.outputs]
     flags = [n for n, size in outs if size == 1]
     if not flags:
@@ -178,7 +176,7 @@ class LandmarkProjector:
     ):
         import wgpu
 
-        lm_name, flag_name = names or landmark_outputs(engine)
+        lm_name, flag_name = names or landmark_outputs(engine.graph)
         lm, flag = engine.tensor_layout(lm_name), engine.tensor_layout(flag_name)
         b, h, w, c = lm.phwc4
         if b * h * w != 1 or c % dims:

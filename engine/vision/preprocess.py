@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.gpu import Binding, compute_pipeline, render_shader
+from engine.gpu import Binding, bind_group, compute_pipeline, render_shader
 from engine.precision import precision as precision_of
-from engine.vision.gpu_stage import bind_group
 from engine.vision.image_to_tensor import BORDERS
 
 # preprocess.wgsl's group 0, its declarations generated from these: the frame texture, the

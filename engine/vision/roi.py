@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import Binding, compute_pipeline, render_shader
-from engine.vision.gpu_stage import bind_group, dispatch, wgsl_float
+from engine.gpu import Binding, bind_group, compute_pipeline, dispatch, render_shader, wgsl_float
 from engine.vision.image_to_tensor import subrect_matrix
 
 ROI_BYTES = 96

@@ -1,6 +1,6 @@
 """A model run on several crops of one frame, in one submit (hands, faces, ...).
 
-- input: a frame view (engine/vision/gpu_stage.FrameInput), its size, and the crops as
+- input: a frame view (engine.gpu.FrameInput), its size, and the crops as
   MediaPipe NormalizedRects (engine/vision/roi.Rect)
 - output: per crop, every model output as a float32 array of its model shape, and the
   crop's letterbox padding (left, top, right, bottom) for LandmarkLetterboxRemoval
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.gpu import QueueCounts, Readback, release_engine
 from engine.precision import precision as precision_of
-from engine.vision.gpu_stage import Readback, release_engine
 from engine.vision.image_to_tensor import letterbox_padding, pad_roi
 from engine.vision.preprocess import Preprocessor
 from engine.vision.roi import Rect, rect_matrix
@@ -160,14 +160,15 @@ class RoiModel:
 
     def __init__(self, engine, value_range: tuple[float, float], border: str,
                  keep_aspect: bool, sync: str = "sleep", batch: bool = True,
-                 batch_after: int = BATCH_AFTER):  # fmt: skip
+                 batch_after: int = BATCH_AFTER, counts: QueueCounts | None = None):  # fmt: skip
         g = engine.graph
+        self.counts = counts if counts is not None else QueueCounts()
         self.engine = engine
         self.input_name = g.tensors[g.inputs[0]].name
         self.outputs = [engine.tensor_layout(g.tensors[t].name) for t in g.outputs]
         self.value_range, self.border, self.keep_aspect = value_range, border, keep_aspect
         self.slots: list[Preprocessor] = []
-        self.readback = Readback(engine.ctx.device, sync)
+        self.readback = Readback(engine.ctx.device, sync, self.counts)
         _, h, w, _ = engine.tensor_layout(self.input_name).phwc4
         self.size = (w, h)  # the model input's
         self.batch, self.batch_after = batch, batch_after
@@ -200,7 +201,7 @@ class RoiModel:
             self.slots[i].encode(encoder, view)
             self.engine.encode(encoder)
             self.readback.encode(encoder, names=self._names(i))
-        device.queue.submit([encoder.finish()])
+        self.counts.submit(device, encoder)
         data = self.readback.read()
         return [
             ({o.name: unpack(o, data[f"{i}:{o.name}"]) for o in self.outputs}, paddings[i])
@@ -219,7 +220,7 @@ class RoiModel:
             pre.encode(encoder, view)
         batch.engine.encode(encoder)
         self.readback.encode(encoder, names=batch.names.values())
-        device.queue.submit([encoder.finish()])
+        self.counts.submit(device, encoder)
         data = self.readback.read()
         self.batched_runs += 1
         out = {o.name: unpack(o, data[batch.names[o.name]]) for o in batch.outputs}
@@ -278,14 +279,18 @@ class RoiModel:
                 self.readback.add(f"{i}:{o.name}", o.buffer, o.offset, o.size)
 
     def owned_buffers(self) -> list:
+        """The pre-process uniforms it made: one per crop slot and per batched image."""
         batch_slots = [pre for b in self.batches.values() if b is not None for pre in b.slots]
         return [pre.roi for pre in self.slots + batch_slots]
 
     def destroy(self) -> None:
-        """Free the read-back buffer and the batches (their engines, built or when their
-        build ends, and their pre-process uniforms); no batch is built after."""
+        """Free the read-back buffer, the pre-process uniforms and the batches (their
+        engines, built or when their build ends); no batch is built after."""
         self._destroyed = True
         self.readback.destroy()
+        for pre in self.slots:
+            pre.roi.destroy()
+        self.slots = []
         for build in self.builds.values():
             build.close()
         for batch in self.batches.values():

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.gpu import Binding, compute_pipeline, render_shader
-from engine.vision.gpu_stage import bind_group, dispatch, zeros_buffer
+from engine.gpu import Binding, bind_group, compute_pipeline, dispatch, render_shader, zeros_buffer
 from engine.vision.roi import ROI_BYTES, Rect, RoiOptions, rect_params, roi_from_detection
 
 # face_landmark_landmarks_to_roi.pbtxt: left side of the left eye -> right side of the right

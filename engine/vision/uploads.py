@@ -1,5 +1,6 @@
-"""output="gpu" on the xnnpack backend: the CPU's results uploaded into GPU buffers laid out
-as the webgpu backend's, so that whatever draws from `solution.gpu` (ar-demo's face
+"""output="gpu" on the CPU-decided path (the xnnpack backend; several faces or refined
+landmarks on webgpu): the results uploaded into GPU buffers laid out as the GPU-resident
+frames leave theirs, so that whatever draws from `solution.gpu` (ar-demo's face
 detection, face mesh and segmentation effects) draws the same way.
 
 - `DetectionBuffers`: SsdDecoder's `detections` (DetectionRecord layout, best first),
@@ -9,7 +10,8 @@ detection, face mesh and segmentation effects) draws the same way.
 - `FaceMeshBuffers`: FaceMeshGpu's points (frame pixels, then normalised at norm_offset),
   status (presence, present, ROI valid, 0), DrawIndirect args and the 96-byte ROI record
   (shaders/engine/roi_rect.wgsl's layout).
-Each `write()` is one queue.write_buffer per buffer; `uploads` counts the bytes.
+Each `write()` is one queue.write_buffer per buffer; `uploads` counts the bytes;
+`destroy()` frees the buffers.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.gpu import zeros_buffer
 from engine.vision.detections import DetectionRecord
-from engine.vision.gpu_stage import zeros_buffer
 from engine.vision.roi import Rect, rect_matrix
 
 
@@ -54,8 +56,9 @@ class DetectionBuffers:
         self.device.queue.write_buffer(self.status, 0, status)
         self.uploads += records.nbytes + status.nbytes
 
-    def buffers(self) -> list:
-        return [self.detections, self.status]
+    def destroy(self) -> None:
+        for buf in (self.detections, self.status):
+            buf.destroy()
 
 
 @dataclass
@@ -86,6 +89,9 @@ class MaskBuffer:
         device.queue.write_buffer(self.buffer, 0, data)
         self.uploads += data.nbytes
 
+    def destroy(self) -> None:
+        self.buffer.destroy()
+
 
 class FaceMeshBuffers:
     """One face's points, status, draw args and ROI where FaceMesh's GPU stages put them."""
@@ -98,7 +104,7 @@ class FaceMeshBuffers:
         self.args = zeros_buffer(device, 16, _usage())
         self.roi = zeros_buffer(device, 96, _usage())
         self.detections = DetectionBuffers(device, num_keypoints, max_detections)
-        self.uploads = 0
+        self.own_uploads = 0
 
     def write(self, face, detections, frame_size) -> None:
         """`face`: a FaceLandmarks or None; `detections`: the detector's, when it ran."""
@@ -114,15 +120,22 @@ class FaceMeshBuffers:
             roi = roi_record(face.roi, frame_size, face.tracked)
             q.write_buffer(self.points, 0, points)
             q.write_buffer(self.roi, 0, roi)
-            self.uploads += points.nbytes + roi.nbytes
+            self.own_uploads += points.nbytes + roi.nbytes
         q.write_buffer(self.status, 0, status)
         q.write_buffer(self.args, 0, args)
-        self.uploads += status.nbytes + args.nbytes
+        self.own_uploads += status.nbytes + args.nbytes
         if detections is not None:
             self.detections.write(detections)
 
-    def buffers(self) -> list:
-        return [self.points, self.status, self.args, self.roi, *self.detections.buffers()]
+    @property
+    def uploads(self) -> int:
+        """Bytes written, the detections' included."""
+        return self.own_uploads + self.detections.uploads
+
+    def destroy(self) -> None:
+        for buf in (self.points, self.status, self.args, self.roi):
+            buf.destroy()
+        self.detections.destroy()
 
 
 def roi_record(rect: Rect, frame_size, tracked: bool) -> np.ndarray:

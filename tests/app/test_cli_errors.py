@@ -162,3 +162,19 @@ def test_irises_need_the_refined_model():
                  "--frames", "1"], "--refine-landmarks")  # fmt: skip
     _fails_with(["--solution", "hands", "--refine-landmarks", "--input", clip, "--headless",
                  "--frames", "1"], "--solution face-mesh")  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 50), (40, 1)])
+def test_a_frame_the_encoder_cannot_take_is_named_before_compiling(tmp_path, shape):
+    """OpenCV's writer refuses a side of 1: the error names the input and its size (not
+    the output path), and nothing is written."""
+    import cv2
+    import numpy as np
+
+    image = tmp_path / "tiny.png"
+    cv2.imwrite(str(image), np.zeros((*shape, 3), np.uint8))
+    out = tmp_path / "o.mp4"
+    _fails_with(["--model", str(model_file("face_detection_short_range")), "--input",
+                 str(image), "--headless", "--output", str(out)],
+                f"{image} is {shape[1]}x{shape[0]}", "at least 2x2")  # fmt: skip
+    assert not out.exists()

@@ -216,10 +216,10 @@ def test_face_mesh_hides_without_a_face():
 
     p, source, view = _pipeline(["face_detection_short_range", "face_landmark"], "face-mesh")
     p.process(source.read(), view)
-    assert p.effect.solution.projector.read().present
+    assert p.effect.solution.program.projector.read().present
     blank = np.full((480, 640, 3), 90, np.uint8)
     p.process(Frame(1, blank, time.perf_counter()), view)
-    lm = p.effect.solution.projector.read()
+    lm = p.effect.solution.program.projector.read()
     assert not lm.present and lm.args[1] == 0
     assert list(_u32(p.effect.args)) == [6, 0, 0, 0]
 

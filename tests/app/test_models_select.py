@@ -26,14 +26,14 @@ def test_roles_from_output_shapes():
                                       "selfie-segmentation"])  # fmt: skip
 def test_each_solution_runs_its_effect_on_the_manifests_models(solution):
     """--solution NAME: the manifest's files, recognised as the roles its effect needs."""
-    from app.effects import SOLUTIONS
+    from app.effects import SOLUTION_EFFECTS
     from app.models import solution_models
 
     paths = solution_models(solution)
     for path in paths:
         model_file(__import__("pathlib").Path(path).stem)  # skips when not fetched
     specs = [load_model(p) for p in paths]
-    assert choose_effect(specs) == SOLUTIONS[solution].name
+    assert choose_effect(specs) == SOLUTION_EFFECTS[solution].name
 
 
 def _spec(role):

@@ -22,7 +22,10 @@ def test_manifest_lists_the_wheel_models_and_the_npm_ones():
     assert {m.name for m in MANIFEST.models if m.core} == CORE
     # what mediapipe 0.10.14's Python API downloads at run time, from the npm registry
     npm = {m.name: m.npm for m in MANIFEST.models if m.npm}
-    assert npm == {"pose_landmark_lite": "@mediapipe/pose", "pose_landmark_heavy": "@mediapipe/pose"}
+    assert npm == {
+        "pose_landmark_lite": "@mediapipe/pose",
+        "pose_landmark_heavy": "@mediapipe/pose",
+    }
     package = MANIFEST.npm_packages["@mediapipe/pose"]
     assert package.tarball.startswith("https://registry.npmjs.org/@mediapipe/pose/-/")
     assert package.version in package.tarball and re.fullmatch(r"[0-9a-f]{64}", package.sha256)

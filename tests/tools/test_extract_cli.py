@@ -13,7 +13,7 @@ from engine.tools.extract.options import SOLUTIONS, solution_class, solution_fie
 from engine.tools.extract.table import plain
 from engine.tools.extract.video import Video
 from engine.tools.extract_cli import main
-from engine.vision.solutions.records import frame_record
+from engine.vision.records import frame_record
 from tests.helpers.media import people_clip, sample_clip
 
 pq = pytest.importorskip("pyarrow.parquet")

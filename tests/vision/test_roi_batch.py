@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.gpu import Engine
+from engine.gpu import Engine, FrameInput
 from engine.model.builder import GraphBuilder
 from engine.vision import FaceMesh
-from engine.vision.gpu_stage import FrameInput
 from engine.vision.roi import Rect
 from engine.vision.roi_model import RoiModel
 from tests.helpers.files import model_file
@@ -98,13 +97,13 @@ def test_face_mesh_swaps_in_the_batch_mid_shot_with_the_same_results():
     for batch in (False, True):
         mesh = FaceMesh(max_num_faces=2, context=CTX, backend="webgpu")
         mesh.prepare((frames[0].shape[1], frames[0].shape[0]))
-        mesh.crops.batch, mesh.crops.batch_after = batch, 3
+        mesh.stage.crops.batch, mesh.stage.crops.batch_after = batch, 3
         results = []
         for i, rgb in enumerate(frames):
             results.append(mesh.process(rgb, timestamp_ms=33 * i))
             if i == 10:
-                mesh.crops.wait_batches()  # the swap at a known frame
-        runs.append((results, mesh.crops.batched_runs, mesh.crops.batch_errors))
+                mesh.stage.crops.wait_batches()  # the swap at a known frame
+        runs.append((results, mesh.stage.crops.batched_runs, mesh.stage.crops.batch_errors))
         mesh.close()
     (alone, none, _), (together, batched, errors) = runs
     assert none == 0 and errors == {} and batched > 0

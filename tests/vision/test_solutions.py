@@ -80,7 +80,7 @@ def test_gpu_output_reads_nothing_back_until_asked(clip, monkeypatch):
         monkeypatch.setattr(GPUBuffer, "map_async",
                             lambda self, *a, **k: maps.append(self) or original(self, *a, **k))  # fmt: skip
         res = fm.process(clip[0])
-        assert maps == [] and res.faces is None and res.gpu.points is fm.projector.points
+        assert maps == [] and res.faces is None and res.gpu.points is fm.program.projector.points
         got = fm.read()  # the same frame, read back now
     np.testing.assert_allclose(got.faces[0].landmarks_px, want.faces[0].landmarks_px, atol=1e-3)
 
@@ -114,7 +114,7 @@ def test_face_lost_then_detected_again(clip):
 def test_gpu_tracking_roi_matches_numpy_oracle(clip):
     with FaceMesh(**GPU) as fm:
         res = fm.process(clip[0])
-        raw = np.frombuffer(CTX.device.queue.read_buffer(fm.tracker.track), np.float32)
+        raw = np.frombuffer(CTX.device.queue.read_buffer(fm.program.tracker.track), np.float32)
     track = raw.reshape(6, 4).astype(np.float64)
     want = rect_matrix(roi_from_landmarks(res.faces[0].landmarks_px, (640, 480)), (640, 480))
     assert track[5, 1] == 1.0 and track[0, 3] == 1.0  # valid, from landmarks
@@ -161,7 +161,7 @@ def test_close_releases_and_refuses_more_work(clip, monkeypatch):
         res = seg.process(clip[0])
         mask_buffer = seg.gpu.buffer
     assert res.mask.shape == (480, 640) and res.mask.dtype == np.float32
-    assert mask_buffer in destroyed and seg.pre.roi in destroyed
+    assert mask_buffer in destroyed and seg.program.pre.roi in destroyed
     with pytest.raises(RuntimeError, match="closed"):
         seg.process(clip[0])
 
@@ -191,7 +191,7 @@ def test_refined_face_mesh_tracks_478_landmarks(clip):
     model_file("face_landmark_with_attention")
     with FaceMesh(context=CTX, refine_landmarks=True) as fm:  # backend "auto": webgpu
         video = list(fm.stream(clip))
-        assert fm.backend == "webgpu" and {r.backend for r in video} == {"webgpu"}
+        assert fm.backend.name == "webgpu" and {r.backend for r in video} == {"webgpu"}
     assert [len(r.faces) for r in video] == [1, 1, 1, 1]
     assert video[0].detections is not None and all(r.detections is None for r in video[1:])
     for r in video:
@@ -211,8 +211,9 @@ def test_refined_face_mesh_tracks_478_landmarks(clip):
 
 
 def test_refined_face_mesh_on_the_gpu_path_uploads_its_478_points(clip):
-    """output="gpu" with refine_landmarks: steps() runs process() and uploads the face's 478
-    points where the app's draws read them (gpu.points: pixels, then normalised)."""
+    """output="gpu" with refine_landmarks: prepare_frame() runs process() and uploads the
+    face's 478 points where the app's draws read them (gpu.points: pixels, then
+    normalised); steps() then records nothing of the solution's."""
     model_file("face_landmark_with_attention")
     with FaceMesh(context=CTX, refine_landmarks=True) as fm:
         want = [r.faces[0] for r in fm.stream(clip[:2])]
@@ -220,10 +221,9 @@ def test_refined_face_mesh_on_the_gpu_path_uploads_its_478_points(clip):
         gpu = fm.gpu
         assert gpu.num_points == 478
         for frame, face in zip(clip[:2], want, strict=True):
-            encoder = CTX.device.create_command_encoder()
-            for _, encode in fm.steps(_texture(frame)):
-                encode(encoder)
-            CTX.device.queue.submit([encoder.finish()])
+            texture = _texture(frame)
+            assert fm.prepare_frame(texture).faces is not None
+            assert fm.steps(texture.create_view()) == []
             raw = np.frombuffer(CTX.device.queue.read_buffer(gpu.points), np.float32)
             points = raw.reshape(-1, 4)
             np.testing.assert_allclose(points[:478, :3], face.landmarks_px, atol=1e-3)

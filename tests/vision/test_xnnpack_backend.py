@@ -1,6 +1,6 @@
 """The solutions' xnnpack backend: the choice from adapter facts, the fast pre-process
-against the oracle, and the CPU twins against the GPU stages (engine/vision/backend.py,
-xnnpack.py, cpu_roi_model.py, solutions/cpu_detector.py). Fidelity against MediaPipe on
+against the oracle, and the CPU twins against the GPU stages (engine/vision/backends/,
+xnnpack.py, cpu_stages.py). Fidelity against MediaPipe on
 this backend: tests/vision/test_fidelity*.py run it too."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ModelError
-from engine.vision import backend
+from engine.vision import backends as backend
 from engine.vision.image_to_tensor import image_to_tensor, subrect_matrix, warp_to_tensor
 
 RNG = np.random.default_rng(zlib.crc32(b"test_xnnpack_backend"))
@@ -43,8 +43,8 @@ def test_refined_landmarks_stay_on_webgpu():
     there), "xnnpack" is refused by option, before any adapter or model is opened."""
     from engine.vision import FaceMesh, Holistic
 
-    assert backend.webgpu_only("auto", "refine_landmarks") == "webgpu"
-    assert backend.webgpu_only("webgpu", "refine_landmarks") == "webgpu"
+    assert backend.needs_webgpu("auto", "refine_landmarks") == "webgpu"
+    assert backend.needs_webgpu("webgpu", "refine_landmarks") == "webgpu"
     with pytest.raises(ModelError, match=r"refine_landmarks=True .*Landmarks2TransformMatrix"):
         FaceMesh(refine_landmarks=True, backend="xnnpack")
     with pytest.raises(ModelError, match=r"refine_face_landmarks=True .*LiteRT has no kernel"):

@@ -1,5 +1,5 @@
 """The solutions on the xnnpack backend beside the webgpu backend on the same frames: the
-CPU twins (CpuDetector, CpuRoiModel) give the GPU stages' results; textures are read back;
+CPU twins (CpuDetector, CpuCrops) give the GPU stages' results; textures are read back;
 output="gpu" uploads what the GPU stages would have left in their buffers."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_auto_picks_xnnpack_on_a_cpu_adapter_and_results_say_so(clip):
 
     want = "webgpu" if adapter_class(CTX.info) == "gpu" else "xnnpack"
     with FaceDetector(context=CTX) as fd:
-        assert fd.backend == want and fd.process(clip[0]).backend == want
+        assert fd.backend.name == want and fd.process(clip[0]).backend == want
     with FaceDetector(**GPU) as fd:
         assert fd.process(clip[0]).backend == "webgpu"
 
@@ -87,7 +87,7 @@ def test_texture_frames_are_read_back(clip):
         for rgb in clip:
             want, got = a.process(rgb), b.process(_texture(rgb))
             np.testing.assert_array_equal(got.faces[0].landmarks_px, want.faces[0].landmarks_px)
-        assert b.frames.readbacks == len(clip) and a.frames.readbacks == 0
+        assert b.backend.frames.readbacks == len(clip) and a.backend.frames.readbacks == 0
 
 
 def test_gpu_output_uploads_the_results(clip):

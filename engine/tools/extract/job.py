@@ -52,15 +52,16 @@ def file_metadata(job: Job, solution) -> dict[str, str]:
     info = solution.ctx.info if solution.ctx is not None else {}
     meta = {"solution": job.solution, "options": json.dumps(resolved_options(
                 job.solution, job.options), sort_keys=True),
-            "engine_version": engine_version(), "backend": solution.backend,
-            "adapter": str(info.get("device", "")) if solution.backend == "webgpu" else "",
+            "engine_version": engine_version(), "backend": solution.backend.name,
+            # the adapter, where the models ran on it (engines on the GPU)
+            "adapter": str(info.get("device", "")) if solution.engines else "",
             "video": job.video,
             "max_frames": "" if job.max_frames is None else str(job.max_frames)}  # fmt: skip
     return {f"engine_extract.{k}": v for k, v in meta.items()}
 
 
 def _extract(job: Job, on_frames: Callable[[int, int | None], None]) -> int:
-    from engine.vision.solutions.records import frame_record
+    from engine.vision.records import frame_record
 
     fields = solution_fields(job.solution)
     with Video(job.video) as video, solution_class(job.solution)(**job.options) as solution:

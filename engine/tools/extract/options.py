@@ -1,7 +1,7 @@
 """The solutions engine-extract runs, by name, and their options as command-line flags.
 
-- `SOLUTIONS`: MediaPipe's solution names (as `ar-demo --solution`) -> engine.vision class
-  and the name of its result class (the key of its fields in solutions/records.py)
+- `SOLUTIONS`: the solutions by name (engine/vision/registry.py: the class, its result
+  class and its per-frame fields)
 - `OPTIONS`: every flag's option name, type and help; which solution takes which is read
   from its constructor's signature (one home: the constructor), so a flag the chosen
   solution does not take is an error, not ignored
@@ -15,16 +15,8 @@ import inspect
 from dataclasses import dataclass
 
 from engine.precision import PRECISIONS
-from engine.vision.backend import BACKENDS
-
-SOLUTIONS = {  # name -> (engine.vision class, its result class: records.FIELDS' key)
-    "face-detection": ("FaceDetector", "FaceDetectorResult"),
-    "face-mesh": ("FaceMesh", "FaceMeshResult"),
-    "selfie-segmentation": ("SelfieSegmenter", "SegmentationResult"),
-    "hands": ("Hands", "HandsResult"),
-    "pose": ("Pose", "PoseResult"),
-    "holistic": ("Holistic", "HolisticResult"),
-}
+from engine.vision.backends import BACKENDS, CHOICES
+from engine.vision.registry import SOLUTIONS
 
 
 @dataclass(frozen=True)
@@ -39,9 +31,10 @@ OPTIONS = (
     Option(
         "backend",
         str,
-        "where the models run (auto: xnnpack on a CPU rasterizer adapter "
-        "with LiteRT installed, else webgpu)",
-        BACKENDS,
+        "where the models run ("
+        + "; ".join(f"{b.name}: {b.description}" for b in BACKENDS.values())
+        + "; auto: xnnpack on a CPU rasterizer adapter with LiteRT installed, else webgpu)",
+        CHOICES,
     ),
     Option("num_threads", int, "xnnpack backend: LiteRT threads (default: every core)"),
     Option("precision", str, "webgpu backend: the engine's precision", tuple(PRECISIONS)),
@@ -50,12 +43,13 @@ OPTIONS = (
     Option(
         "model_selection",
         int,
-        "face-detection: 0 (short range); selfie-segmentation: 0 (general) or 1 (landscape)",
+        "face-detection: 0 (short range) or 1 (full range); selfie-segmentation: 0 "
+        "(general) or 1 (landscape)",
     ),
     Option(
         "model_complexity",
         int,
-        "hands: 0 or 1; pose, holistic: 0, 1 or 2 (the models MediaPipe's wheel ships: 1)",
+        "hands: 0 or 1; pose, holistic: 0 (lite), 1 (full) or 2 (heavy)",
     ),
     Option("max_num_faces", int, "face-mesh: faces to track"),
     Option("max_num_hands", int, "hands: hands to track"),
@@ -89,16 +83,12 @@ def add_option_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def solution_class(name: str) -> type:
-    import engine.vision.solutions as solutions
-
-    return getattr(solutions, SOLUTIONS[name][0])
+    return SOLUTIONS[name].solution_class()
 
 
 def solution_fields(name: str) -> dict:
-    """The per-frame fields solution `name` writes (engine/vision/solutions/records.py)."""
-    from engine.vision.solutions.records import FIELDS
-
-    return FIELDS[SOLUTIONS[name][1]]
+    """The per-frame fields solution `name` writes (its module's FIELDS)."""
+    return SOLUTIONS[name].fields
 
 
 def accepted(cls: type) -> set[str]:

@@ -1,6 +1,6 @@
 """Parquet result files: the schema from the solutions' declared fields, written atomically.
 
-- `arrow_schema(fields, metadata)`: engine/vision/solutions/records.py FIELDS -> a pyarrow
+- `arrow_schema(fields, metadata)`: a solution's FIELDS (engine/vision/records.py) -> a pyarrow
   schema: float32 / int32 / bool / string scalars; a fixed shape (n, 3) -> fixed_size_list
   (fixed_size_list(float32, 3), n), a free first dimension -> list(...); a list of items
   -> list(struct); a group -> struct. Every field is nullable.

@@ -1,14 +1,17 @@
-"""A model on LiteRT's XNNPACK (the CPU): numpy in, numpy out, the engine's graph beside it.
+"""The xnnpack backend: the solutions' models on LiteRT's XNNPACK (the CPU cores).
 
-- input: a .tflite path or an imported Graph (engine.model.importer.load_tflite; a Graph
-  whose `name` is an existing file runs that file, another is written back with
-  engine.model.writer first); `num_threads` (None: every core, os.cpu_count())
-- output: `run(tensor)` -> {output name: float32 array of the model's shape}, the names the
-  engine gives (the file's tensor names), in the graph's output order
-- semantics: LiteRT's Interpreter with its default delegate, XNNPACK, as MediaPipe's CPU
-  graphs run the same files; `graph` is the engine's import of the file, so the solutions
-  read output names and shapes from it as they do from an Engine
-- usage:
+- models: `XnnpackModel` (below): numpy in, numpy out, the engine's import of the file
+  beside it (the solutions read output names and shapes from its graph as from an Engine)
+- frames: numpy RGB (engine/vision/backends/cpu_stages.CpuFrames; a caller's texture is
+  read back once)
+- detector and crops: CpuDetector and CpuCrops (cpu_stages.py): the pre-processing of
+  engine/vision/image_to_tensor.py (ImageToTensorCalculator's values exactly), the model,
+  the post-processing in numpy, as MediaPipe's CPU graphs run the same files
+- no GPU-resident frames (`gpu_stage` gives None): with output="gpu" the solutions upload
+  their results where the webgpu backend's stages would have left them
+  (engine/vision/uploads.py); an adapter is opened only when `context` or `adapter` is
+  given (or output="gpu")
+- usage (a model alone):
     model = XnnpackModel(model_path("face_landmark"))
     outputs = model.run(np.zeros((1, 192, 192, 3), np.float32))
 """
@@ -17,13 +20,17 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import ModelError
+from engine.gpu import QueueCounts
 from engine.native_log import captured_fd2, without_info
-from engine.vision.backend import require_litert
+from engine.vision.backends import require_litert
+from engine.vision.backends.cpu_stages import CpuCrops, CpuDetector, CpuFrames
+from engine.vision.backends.models import resolve_model
 
 
 class XnnpackModel:
@@ -82,3 +89,52 @@ class XnnpackModel:
         it.invoke()
         self.runs += 1
         return {name: it.get_tensor(index) for name, index in self.outputs}
+
+
+class Xnnpack:
+    """The xnnpack backend of one solution (see the module docstring)."""
+
+    name = "xnnpack"
+
+    def __init__(self, ctx, *, sync: str, num_threads: int | None, bgr: bool,
+                 engine_options: dict):  # fmt: skip
+        self.ctx, self.device = ctx, (ctx.device if ctx is not None else None)
+        self.num_threads = num_threads
+        self.counts = QueueCounts()
+        self.frames = CpuFrames(self.device, bgr=bgr, counts=self.counts)
+        self.engines: dict = {}  # no Engine: nothing to warm up or plan on the GPU
+        self.models: dict[str, XnnpackModel] = {}
+
+    def guard(self):
+        if self.ctx is None:
+            return nullcontext()
+        from engine.gpu import device_guard
+
+        return device_guard(self.ctx)
+
+    def model(self, role: str, model, default: str) -> XnnpackModel:
+        self.models[role] = XnnpackModel(resolve_model(model, default), self.num_threads)
+        return self.models[role]
+
+    def detector(self, model, spec, max_detections: int, value_range, border: str):
+        return CpuDetector(model, spec, max_detections, value_range, border)
+
+    def crops(self, model, value_range, border: str, keep_aspect: bool):
+        return CpuCrops(model, value_range, border, keep_aspect)
+
+    def readback(self):
+        return None
+
+    def gpu_stage(self, build):
+        """No GPU-resident frames on the CPU: the solution takes its CPU path."""
+        return None
+
+    reads_host_frames = True  # a host frame saves reading the caller's texture back
+
+    def describe(self) -> list[dict]:
+        """Each model: its role and LiteRT's threads."""
+        return [{"name": Path(m.graph.name).stem, "role": role, "backend": self.name,
+                 "threads": m.num_threads} for role, m in self.models.items()]  # fmt: skip
+
+    def close(self) -> None:
+        self.frames.destroy()

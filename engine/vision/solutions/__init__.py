@@ -5,39 +5,26 @@
         res = fm.process(rgb)            # numpy RGB uint8 (H, W, 3), or a GPU texture
         res.faces[0].landmarks_px        # (468, 3) pixels; .landmarks normalised
 
-- FaceDetector (face_detector.py), FaceMesh (face_mesh.py, tracking), SelfieSegmenter
-  (selfie_segmenter.py), Hands (hands.py, tracking), Pose (pose.py,
-  tracking, smoothing, mask), Holistic (holistic.py: pose, hands and face); shared behaviour in base.py; results in results.py; their per-frame fields (--results, engine-extract) in records.py
-- drawing is not here (the app draws): results are numbers, or GPU buffers with
-  output="gpu"
+One module per solution, named as MediaPipe's: face_detection (FaceDetector), face_mesh
+(FaceMesh), selfie_segmentation (SelfieSegmenter), hands (Hands), pose (Pose), holistic
+(Holistic). Each holds its declaration over the shared stages (engine/vision/detector.py,
+detect_track.py, the backends), its result class, its per-frame FIELDS and record(); what
+they share is base.py. engine/vision/registry.py lists them. Drawing is not here:
+results are numbers, or GPU buffers with output="gpu".
 """
 
-from engine.vision.solutions.face_detector import FaceDetector
-from engine.vision.solutions.face_mesh import FaceMesh, FaceMeshGpu
-from engine.vision.solutions.hands import Hands
+from engine.vision.solutions.face_detection import FaceDetector, FaceDetectorResult
+from engine.vision.solutions.face_mesh import FaceLandmarks, FaceMesh, FaceMeshResult
+from engine.vision.solutions.hands import HandLandmarks, Hands, HandsResult
 from engine.vision.solutions.holistic import Holistic, HolisticResult
-from engine.vision.solutions.pose import Pose
-from engine.vision.solutions.results import (
-    Classification,
-    Detection,
-    FaceDetectorResult,
-    FaceLandmarks,
-    FaceMeshResult,
-    HandLandmarks,
-    HandsResult,
-    PoseResult,
-    SegmentationResult,
-)
-from engine.vision.solutions.selfie_segmenter import SelfieSegmenter
+from engine.vision.solutions.pose import Pose, PoseResult
+from engine.vision.solutions.selfie_segmentation import SegmentationResult, SelfieSegmenter
 
 __all__ = [
-    "Classification",
-    "Detection",
     "FaceDetector",
     "FaceDetectorResult",
     "FaceLandmarks",
     "FaceMesh",
-    "FaceMeshGpu",
     "FaceMeshResult",
     "HandLandmarks",
     "Hands",

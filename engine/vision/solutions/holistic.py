@@ -1,8 +1,8 @@
 """Holistic: MediaPipe's holistic solution on the engine (pose, both hands, the face).
 
-- input: frames (see base.py); pose_detection, pose_landmark_full, hand_recrop,
-  hand_landmark_full, face_detection_short_range, face_landmark (face_landmark_with_attention
-  with refine_face_landmarks) (the manifest's)
+- input: frames (see base.py); pose_detection, a pose landmark model (model_complexity),
+  hand_recrop, hand_landmark_full, face_detection_short_range, face_landmark
+  (face_landmark_with_attention with refine_face_landmarks) (the manifest's)
 - output: `HolisticResult`: the pose as Pose gives it (landmarks, visibility, world
   landmarks, mask), `left_hand_landmarks` / `right_hand_landmarks` (21, 3) and
   `face_landmarks` (468, 3) or (478, 3) refined, normalised, each None when absent
@@ -10,22 +10,23 @@
 - options: Pose's (static_image_mode, model_complexity, smooth_landmarks,
   enable_segmentation, smooth_segmentation, min_detection_confidence,
   min_tracking_confidence: the pose's only, as MediaPipe), refine_face_landmarks (False;
-  True: the attention model's 478 landmarks, engine/vision/face_refinement.py; on webgpu
-  only, every model of the solution: backend "auto" picks webgpu for it whatever the
-  adapter, "xnnpack" is a ModelError, LiteRT having no kernel for its custom ops), and
-  base.py's
-- semantics: MediaPipe 0.10.14's holistic_landmark_cpu graph:
-  1. the pose: engine/vision/solutions/pose.py, smoothing and mask included;
+  True: the attention model's 478 landmarks; on webgpu only, every model of the solution:
+  backend "auto" picks webgpu for it whatever the adapter, "xnnpack" is a ModelError),
+  pose_landmark_model (a file instead of the manifest's), and base.py's
+- semantics: MediaPipe 0.10.14's holistic_landmark_cpu graph, composed of the others'
+  declarations:
+  1. the pose: Pose's body part (pose.BodyTracker), smoothing and mask included;
   2. each hand (left: pose landmarks 15, 17, 19, the subject's left; right: 16, 18, 20)
      when its wrist's smoothed visibility > 0.1: a ROI from the pose
      (roi.hand_rect_from_pose, x2.7), refined by hand_recrop (its two points -> an upright
      ROI, roi.HAND_RECROP_ROI); the previous frame's hand ROI is kept instead while it
      passes RoiTrackingCalculator's checks (tracking.keep_tracking, HAND_TRACKING);
-     hand_landmark_full on it, kept when its flag > 0.5;
-  3. the face: a ROI from the pose's face points (x3), face detection inside it, the best
-     detection's keypoints -> the face ROI (x2, shifted up), kept from the previous
-     frame's landmarks (all 468 or 478) under FACE_TRACKING's checks; face_landmark (or
-     face_landmark_with_attention) on it, flag > 0.5
+     Hands' full landmark model on it (hands.LANDMARKS[1], hands.decode_hand), kept when
+     its flag > 0.5;
+  3. the face: a ROI from the pose's face points (x3), FaceMesh's detector inside it, the
+     best detection's keypoints -> the face ROI (x2, shifted up), kept from the previous
+     frame's landmarks (all 468 or 478) under FACE_TRACKING's checks; FaceMesh's landmark
+     model on it (face_mesh.LANDMARKS, face_mesh.face_landmarks), flag > 0.5
   No smoothing of hands or face (the graph has none); the hand and face tracking runs in
   static_image_mode too, as MediaPipe's does.
 - GPU: every model and pre-process on the GPU; ROIs and decisions on the CPU from what is
@@ -40,42 +41,43 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.vision.backend import webgpu_only
-from engine.vision.face_refinement import check_outputs, refine_face_landmarks
+from engine.vision import records
+from engine.vision.backends import needs_webgpu
+from engine.vision.detect_track import CropModel
+from engine.vision.detector import ssd_spec
+from engine.vision.face_refinement import check_outputs
+from engine.vision.image_to_tensor import pad_roi
 from engine.vision.landmarks import crop_landmarks, project_to_frame, remove_letterbox
 from engine.vision.roi import (
     FACE_FROM_DETECTION_ROI,
     FACE_FROM_POSE_ROI,
     HAND_FROM_POSE_ROI,
-    HAND_LANDMARKS_ROI,
     HAND_RECROP_ROI,
     Rect,
     alignment_rect,
     detection_rect,
-    hand_rect_from_landmarks,
     hand_rect_from_pose,
     landmarks_box,
     rect_matrix,
     transform_rect,
 )
-from engine.vision.solutions.base import Solution
-from engine.vision.solutions.face_detector import detector_spec, detector_stages
-from engine.vision.solutions.face_mesh import LANDMARK_MODELS as FACE_MODELS
-from engine.vision.solutions.hands import LANDMARK_MODELS as HAND_MODELS
-from engine.vision.solutions.hands import decode_hand, hand_outputs
-from engine.vision.solutions.pose import Pose
-from engine.vision.solutions.results import PoseResult
+from engine.vision.solutions import face_mesh, hands
+from engine.vision.solutions.base import Solution, running_mode_of
+from engine.vision.solutions.pose import SEGMENTATION_RATIO, BodyTracker, Pose, PoseResult
 from engine.vision.tracking import FACE_TRACKING, HAND_TRACKING, LANDMARKS_ROI, keep_tracking
 
-RECROP_MODEL, FACE_DETECTOR = "hand_recrop", "face_detection_short_range"
+# hand_recrop_by_roi_cpu.pbtxt: [0, 1], the ROI letterboxed, replicate
+RECROP = CropModel("hand_recrop", (0.0, 1.0), "replicate", keep_aspect=True)
+HAND = hands.LANDMARKS[1]  # holistic_landmark_cpu: always the full hand model
 HAND_SIDES = {"left": (15, 17, 19), "right": (16, 18, 20)}  # wrist, pinky, index
 HAND_VISIBILITY = 0.1  # hand_visibility_from_hand_landmarks_from_pose.pbtxt
 PRESENCE = 0.5  # the hand and face flags' thresholds (not min_tracking_confidence)
 FACE_POINTS = slice(0, 11)  # the pose's face landmarks
+FACE_DETECTIONS = 16  # the face detector's candidates after NMS
 
 
 @dataclass(frozen=True)
@@ -102,12 +104,18 @@ class HolisticResult:
         return self.pose.mask
 
 
-def face_landmark_outputs(engine) -> tuple[str, str]:
-    """(landmarks, flag) of face_landmark (or the attention model): the 1404-value output
-    and the 1-value one."""
-    g = engine.graph
-    outs = {g.tensors[t].name: int(np.prod(g.tensors[t].shape)) for t in g.outputs}
-    return next(n for n, s in outs.items() if s == 1404), next(n for n, s in outs.items() if s == 1)
+PARTS = {"left_hand_landmarks_px": (records.F32, 21, 3),
+         "right_hand_landmarks_px": (records.F32, 21, 3),
+         "face_landmarks_px": (records.F32, None, 3)}  # fmt: skip
+FIELDS = {**records.FRAME, **records.POSE, **PARTS}
+
+
+def record(res: HolisticResult) -> dict:
+    size = res.image_size
+    return {**records.pose(res.pose),
+            "left_hand_landmarks_px": records.pixels(res.left_hand_landmarks, size),
+            "right_hand_landmarks_px": records.pixels(res.right_hand_landmarks, size),
+            "face_landmarks_px": records.pixels(res.face_landmarks, size)}  # fmt: skip
 
 
 class Holistic(Solution):
@@ -120,65 +128,75 @@ class Holistic(Solution):
                  min_tracking_confidence: float = 0.5, pose_landmark_model=None,
                  **options):  # fmt: skip
         if refine_face_landmarks:  # its face model's custom ops run on webgpu only
-            options["backend"] = webgpu_only(options.get("backend", "auto"),
-                                             "refine_face_landmarks")  # fmt: skip
-        if static_image_mode is not None:
-            running_mode = "image" if static_image_mode else "video"
-        super().__init__(running_mode=running_mode, **options)
-        engine_options = {k: v for k, v in options.items() if k not in ("bgr", "output")}
-        self.pose = Pose(
-            landmark_model=pose_landmark_model, running_mode=running_mode,
-            model_complexity=model_complexity, smooth_landmarks=smooth_landmarks,
-            enable_segmentation=enable_segmentation, smooth_segmentation=smooth_segmentation,
+            options["backend"] = needs_webgpu(options.get("backend", "auto"),
+                                              "refine_face_landmarks")  # fmt: skip
+        super().__init__(running_mode=running_mode_of(static_image_mode, running_mode),
+                         **options)  # fmt: skip
+        b = self.backend
+        self.body = BodyTracker(
+            b, None, pose_landmark_model, model_complexity=model_complexity,
+            smooth_landmarks=smooth_landmarks, enable_segmentation=enable_segmentation,
+            smooth_segmentation=smooth_segmentation, segmentation_smoothing=SEGMENTATION_RATIO,
             min_detection_confidence=min_detection_confidence,
-            min_tracking_confidence=min_tracking_confidence, context=self.ctx,
-            backend=self.backend, num_threads=self.num_threads,
-            **{k: v for k, v in engine_options.items()
-               if k not in ("context", "adapter", "backend", "num_threads")},
+            min_tracking_confidence=min_tracking_confidence, max_detections=16,
+            tracking=self.tracking,
         )  # fmt: skip
-        recrop = self._engine("hand_recrop", None, RECROP_MODEL)
-        hand = self._engine("hand_landmark", None, HAND_MODELS[1])  # always the full model
-        face_detector = self._engine("face_detection", None, FACE_DETECTOR)
         self.refine = bool(refine_face_landmarks)
-        face = self._engine("face_landmark", None, FACE_MODELS[self.refine])
-        self.recrops = self._roi_model(recrop, (0.0, 1.0), "replicate", keep_aspect=True)
-        self.hands = self._roi_model(hand, (0.0, 1.0), "replicate", keep_aspect=True)
-        self.hand_names = hand_outputs(hand)
-        spec = detector_spec(FACE_DETECTOR + ".tflite", face_detector, 0.5)
-        self.face_detector = detector_stages(self, face_detector, spec)
-        self.face_detector.add_readback(self.readback)
-        self.faces = self._roi_model(face, (0.0, 1.0), "replicate", keep_aspect=False)
-        self.face_names = face_landmark_outputs(face)
+        recrop = b.model("hand_recrop", None, RECROP.model)
+        hand = b.model("hand_landmark", None, HAND.model)
+        face_detector = b.model("face_detection", None, face_mesh.DETECTOR.model)
+        face = self.face_model = b.model("face_landmark", None,
+                                         face_mesh.LANDMARKS[self.refine].model)  # fmt: skip
+        self.recrops = b.crops(recrop, RECROP.value_range, RECROP.border, RECROP.keep_aspect)
+        self.hands = b.crops(hand, HAND.value_range, HAND.border, HAND.keep_aspect)
+        self.hand_names = hands.hand_outputs(hand.graph)
+        d = face_mesh.DETECTOR
+        self.face_detector = b.detector(face_detector, ssd_spec(face_detector.graph, PRESENCE),
+                                        FACE_DETECTIONS, d.value_range, d.border)  # fmt: skip
+        crop = face_mesh.LANDMARKS[self.refine]
+        self.faces = b.crops(face, crop.value_range, crop.border, crop.keep_aspect)
         if self.refine:
-            check_outputs([math.prod(o.shape) for o in self.faces.outputs])
+            check_outputs([math.prod(face.graph.tensors[t].shape) for t in face.graph.outputs])
         self._previous: dict[str, np.ndarray] = {}  # part -> last frame's landmarks
+
+    @classmethod
+    def models(cls, model_complexity: int = 1, refine_face_landmarks: bool = False,
+               **_) -> tuple[str, ...]:  # fmt: skip
+        """The manifest's models these options run."""
+        return (
+            *Pose.models(model_complexity),
+            RECROP.model,
+            HAND.model,
+            *face_mesh.FaceMesh.models(refine_face_landmarks),
+        )
 
     def reset(self) -> None:
         """Forget every tracked part, the pose's filters and the last timestamp."""
-        self.pose.reset()
+        self.body.new_filters()
         self._previous = {}
         self._last_ts = None
 
     def _configure(self, frame_size) -> None:
+        self.body.configure(frame_size)
         self._previous = {}
 
-    def _process(self, frame, timestamp_ms) -> HolisticResult:
-        view, size = self.frames(frame)
-        self.prepare(size)
-        pose = self.pose.process(view, timestamp_ms)
+    def track(self, frame, timestamp_ms) -> HolisticResult:
+        size = self.frame_size
+        pose = self.body(frame, timestamp_ms)
         rois: dict[str, Rect] = {}
         if pose.landmarks is not None:
-            rois.update(self._hand_rois(view, size, pose))
-            face_roi = self._face_roi(view, size, pose)
+            rois.update(self._hand_rois(frame, size, pose))
+            face_roi = self._face_roi(frame, size, pose)
             if face_roi is not None:
                 rois["face"] = face_roi
-        found = self._landmarks(view, size, rois)
+        found = self._landmarks(frame, size, rois)
         self._previous = found
-        return HolisticResult(pose, found.get("left"), found.get("right"), found.get("face"),
-                              rois, size, timestamp_ms)  # fmt: skip
+        return HolisticResult(replace(pose, backend=self.backend.name), found.get("left"),
+                              found.get("right"), found.get("face"), rois, size,
+                              timestamp_ms)  # fmt: skip
 
     # --- hands ---------------------------------------------------------------------------
-    def _hand_rois(self, view, size, pose: PoseResult) -> dict[str, Rect]:
+    def _hand_rois(self, frame, size, pose: PoseResult) -> dict[str, Rect]:
         """Each visible hand's ROI: re-cropped from the pose's, or the tracked one."""
         lm = pose.landmarks[:, :2]
         from_pose = {}
@@ -186,29 +204,26 @@ class Holistic(Solution):
             if pose.visibility[wrist] > HAND_VISIBILITY:
                 rect = hand_rect_from_pose(lm[wrist], lm[pinky], lm[index], size)
                 from_pose[side] = transform_rect(rect, size, HAND_FROM_POSE_ROI)
-        outputs = self.recrops.run(view, size, list(from_pose.values()))
+        outputs = self.recrops.run(frame, size, list(from_pose.values()))
         rois = {}
         for (side, rect), (out, padding) in zip(from_pose.items(), outputs, strict=True):
             points = crop_landmarks(next(iter(out.values())), self.recrops.size, dims=2)
             points = project_to_frame(remove_letterbox(points, padding), rect)
             recrop = transform_rect(alignment_rect(points, size, HAND_RECROP_ROI), size,
                                     HAND_RECROP_ROI)  # fmt: skip
-            rois[side] = self._tracked_or(side, recrop, size, self._hand_roi, HAND_TRACKING)
+            rois[side] = self._tracked_or(side, recrop, size, hands.hand_roi_from_landmarks,
+                                          HAND_TRACKING)  # fmt: skip
         return rois
 
-    @staticmethod
-    def _hand_roi(landmarks, size) -> Rect:
-        return transform_rect(hand_rect_from_landmarks(landmarks, size), size, HAND_LANDMARKS_ROI)
-
     # --- face ------------------------------------------------------------------------------
-    def _face_roi(self, view, size, pose: PoseResult) -> Rect | None:
+    def _face_roi(self, frame, size, pose: PoseResult) -> Rect | None:
         """Face detection inside the pose's face region, its best detection -> the ROI."""
         points = pose.landmarks[FACE_POINTS, :2]
         rect = transform_rect(detection_rect(landmarks_box(points), points, size,
                                              FACE_FROM_POSE_ROI), size, FACE_FROM_POSE_ROI)  # fmt: skip
         m = self._padded_matrix(rect, size, self.face_detector.spec.input_size)
         self.face_detector.set_transform(m, size)
-        detections = self.face_detector.detect(view, self.readback)
+        detections = self.face_detector.detect(frame)
         if not detections:
             return None
         kps = detections[0].keypoints  # USE_KEYPOINTS: the box of the keypoints
@@ -227,8 +242,6 @@ class Holistic(Solution):
     @staticmethod
     def _padded_matrix(rect: Rect, size, tensor_size) -> np.ndarray:
         """frame_from_tensor of `rect` fitted to the tensor's aspect (keep_aspect_ratio)."""
-        from engine.vision.image_to_tensor import pad_roi
-
         fw, fh = size
         pw, ph = pad_roi(rect.width * fw, rect.height * fh, tensor_size)
         return rect_matrix(Rect(rect.x_center, rect.y_center, pw / fw, ph / fh, rect.rotation),
@@ -243,43 +256,20 @@ class Holistic(Solution):
         prev = roi_from(previous, size)
         return prev if keep_tracking(prev, recrop, previous, size, req) else recrop
 
-    def _landmarks(self, view, size, rois: dict[str, Rect]) -> dict[str, np.ndarray]:
+    def _landmarks(self, frame, size, rois: dict[str, Rect]) -> dict[str, np.ndarray]:
         found = {}
         hand_parts = [p for p in ("left", "right") if p in rois]
         for part, (out, padding) in zip(
-            hand_parts, self.hands.run(view, size, [rois[p] for p in hand_parts]), strict=True
+            hand_parts, self.hands.run(frame, size, [rois[p] for p in hand_parts]), strict=True
         ):
-            decoded = decode_hand(out, padding, rois[part], self.hand_names, self.hands.size,
-                                  PRESENCE)  # fmt: skip
+            decoded = hands.decode_hand(out, padding, rois[part], self.hand_names,
+                                        self.hands.size, PRESENCE)  # fmt: skip
             if decoded is not None:
                 found[part] = decoded[0]
         if "face" in rois:
-            ((out, _),) = self.faces.run(view, size, [rois["face"]])
-            lm_name, flag_name = self.face_names
-            flag = 1.0 / (1.0 + math.exp(-float(out[flag_name].reshape(-1)[0])))
-            if flag > PRESENCE:
-                if self.refine:
-                    lm = refine_face_landmarks([out[o.name] for o in self.faces.outputs])
-                else:
-                    lm = crop_landmarks(out[lm_name], self.faces.size)
+            ((out, _),) = self.faces.run(frame, size, [rois["face"]])
+            lm, presence = face_mesh.face_landmarks(out, self.face_model.graph, self.faces.size,
+                                                    self.refine)  # fmt: skip
+            if presence > PRESENCE:
                 found["face"] = project_to_frame(lm, rois["face"])
         return found
-
-    def steps(self, frame_view):
-        raise NotImplementedError("Holistic decides its ROIs on the CPU; use process()")
-
-    @property
-    def readback_maps(self) -> int:
-        return (self.readback.maps + self.pose.readback_maps + self.recrops.readback.maps
-                + self.hands.readback.maps + self.faces.readback.maps)  # fmt: skip
-
-    def _owned_buffers(self) -> list:
-        return [*self.face_detector.owned_buffers(), *self.recrops.owned_buffers(),
-                *self.hands.owned_buffers(), *self.faces.owned_buffers()]  # fmt: skip
-
-    def close(self) -> None:
-        if not self._closed:
-            for crops in (self.recrops, self.hands, self.faces):
-                crops.destroy()
-            self.pose.close()
-        super().close()

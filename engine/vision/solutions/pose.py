@@ -1,20 +1,21 @@
 """Pose: MediaPipe's pose solution on the engine (33 landmarks, world landmarks, a mask).
 
-- input: frames (see base.py); pose_detection + pose_landmark_full (model_complexity=1)
+- input: frames (see base.py); pose_detection + pose_landmark_lite / _full / _heavy
+  (model_complexity 0 / 1 / 2)
 - output: `PoseResult`: the landmarks (normalised, pixels), visibility, presence, world
   landmarks (metres), the segmentation mask (enable_segmentation), the ROI; MediaPipe's
   names `pose_landmarks`, `pose_world_landmarks`, `segmentation_mask`
-- options: static_image_mode / running_mode, model_complexity (1: the wheel ships the full
-  model only; 0 and 2 take `landmark_model=` a lite or heavy file), smooth_landmarks (True),
+- options: static_image_mode / running_mode, model_complexity (1), smooth_landmarks (True),
   enable_segmentation (False), smooth_segmentation (True), segmentation_smoothing (0.0,
-  see 5.), min_detection_confidence (0.5),
-  min_tracking_confidence (0.5: the pose flag), and base.py's
-- semantics: MediaPipe 0.10.14's pose_landmark_cpu graph:
+  see 5.), min_detection_confidence (0.5), min_tracking_confidence (0.5: the pose flag),
+  max_detections (16), and base.py's
+- semantics: MediaPipe 0.10.14's pose_landmark_cpu graph, the detect-then-track stage
+  (engine/vision/detect_track.py) for one body:
   1. without a tracked ROI (the first frame, a lost pose, stills): pose_detection on the
      frame letterboxed into 224x224 ([-1, 1], BORDER_ZERO), the best detection -> ROI
      (roi.POSE_ROI: hips' centre, side twice the distance to the body's size point, upright,
      x1.25); else the ROI from the previous frame's filtered auxiliary landmarks;
-  2. pose_landmark_full on the 256x256 crop (aspect kept, border replicated, [0, 1]); the
+  2. the landmark model on the 256x256 crop (aspect kept, border replicated, [0, 1]); the
      pose is kept when its flag > min_tracking_confidence;
   3. 39 landmarks (x, y, z / 256, sigmoid visibility and presence) refined on the heatmap
      (9x9 cells: what MediaPipe's binary does), 0-32 the body, 33-34 the auxiliary points;
@@ -30,8 +31,9 @@
      for 0.7, which the option gives)
 - time: the filters run on `timestamp_ms` when given, else on MediaPipe's Python clock
   (33333 us a frame), so `process(frame)` matches `mp.solutions.pose` frame for frame
-- GPU: pre-processing, both models and the SSD decode run on the GPU; the ROI, the
-  decoding, the filters and the mask's warp are numpy/OpenCV on what is read back
+- the body part (`BodyTracker`) is Holistic's too
+- GPU: on webgpu the pre-processing, both models and the SSD decode run on the GPU; the
+  ROI, the decoding, the filters and the mask's warp are numpy/OpenCV on what is read back
 - usage:
     with Pose(enable_segmentation=True) as pose:
         for rgb in frames:
@@ -41,10 +43,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
 from engine.errors import ModelError
+from engine.vision import records
+from engine.vision.detect_track import CropModel, DetectTrack
+from engine.vision.detector import DetectorModel
 from engine.vision.landmarks import (
     crop_landmarks,
     project_to_frame,
@@ -52,16 +59,18 @@ from engine.vision.landmarks import (
     refine_from_heatmap,
     remove_letterbox,
 )
+from engine.vision.results import Detection
 from engine.vision.roi import POSE_ROI, Rect, alignment_rect, invert_affine, transform_rect
 from engine.vision.smoothing import LandmarksSmoother, VisibilitySmoother, smooth_mask
-from engine.vision.solutions.base import Solution
-from engine.vision.solutions.face_detector import detector_spec, detector_stages
-from engine.vision.solutions.results import PoseResult
+from engine.vision.solutions.base import Solution, check_confidence, running_mode_of
 
-DETECTOR_MODEL = "pose_detection"
-LANDMARK_MODELS = {1: "pose_landmark_full"}  # lite (0) and heavy (2) are not in the wheel
-DETECTOR_RANGE, DETECTOR_BORDER = (-1.0, 1.0), "zero"  # pose_detection_cpu.pbtxt
-LANDMARK_RANGE, LANDMARK_BORDER = (0.0, 1.0), "replicate"  # pose_landmark_by_roi_cpu
+# pose_detection_cpu.pbtxt: [-1, 1], BORDER_ZERO; pose_landmark_by_roi_cpu.pbtxt: [0, 1],
+# the ROI letterboxed, replicate; model_complexity -> the landmark model
+DETECTOR = DetectorModel("pose_detection", (-1.0, 1.0), "zero")
+LANDMARKS = {
+    c: CropModel(f"pose_landmark_{name}", (0.0, 1.0), "replicate", keep_aspect=True)
+    for c, name in ((0, "lite"), (1, "full"), (2, "heavy"))
+}
 NUM_LANDMARKS, NUM_BODY, AUX = 39, 33, slice(33, 35)
 # RefineLandmarksFromHeatmapCalculator's window: the graph sets kernel_size 7, but MediaPipe
 # 0.10.14's wheel refines as with 9, its proto's default (fitted on its outputs: a 9-cell
@@ -75,14 +84,53 @@ SEGMENTATION_RATIO = 0.0
 PYTHON_FRAME_NS = 33_333_000  # solution_base.py: each process() adds 33333 us
 
 
-def pose_outputs(engine) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class PoseResult:
+    """One body's 33 landmarks (MediaPipe's BlazePose topology) and its mask; the
+    landmark fields are None when no pose was found."""
+
+    landmarks: np.ndarray | None  # (33, 3) normalised x / W, y / H; z on x's scale
+    landmarks_px: np.ndarray | None  # (33, 3) pixels
+    visibility: np.ndarray | None  # (33,) smoothed, as MediaPipe's landmark.visibility
+    presence: np.ndarray | None  # (33,) presence probability (sigmoid), unsmoothed
+    world_landmarks: np.ndarray | None  # (33, 3) metres, origin between the hips
+    mask: np.ndarray | None  # (H, W) float32 person probability (enable_segmentation)
+    roi: Rect | None  # the crop the landmark model saw
+    tracked: bool  # True: the ROI came from the previous frame's landmarks
+    detections: tuple[Detection, ...] | None  # None: the detector did not run
+    image_size: tuple[int, int]
+    timestamp_ms: int | None = None
+    gpu: object = None
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
+
+    @property
+    def pose_landmarks(self) -> np.ndarray | None:
+        """MediaPipe's name: the normalised (33, 3) landmarks (visibility apart)."""
+        return self.landmarks
+
+    @property
+    def pose_world_landmarks(self) -> np.ndarray | None:
+        return self.world_landmarks
+
+    @property
+    def segmentation_mask(self) -> np.ndarray | None:
+        return self.mask
+
+
+FIELDS = {**records.FRAME, **records.POSE}
+
+
+def record(res: PoseResult) -> dict:
+    return records.pose(res)
+
+
+def pose_outputs(graph) -> tuple[str, ...]:
     """(landmarks, flag, segmentation, heatmap, world) of a pose landmark model."""
-    g = engine.graph
-    outs = [(g.tensors[t].name, tuple(g.tensors[t].shape)) for t in g.outputs]
+    outs = [(graph.tensors[t].name, tuple(graph.tensors[t].shape)) for t in graph.outputs]
     sizes = [int(np.prod(s)) for _, s in outs]
     if len(outs) != 5 or sizes[0] != NUM_LANDMARKS * 5 or sizes[1] != 1 \
             or sizes[4] != NUM_LANDMARKS * 3 or outs[3][1][-1] != NUM_LANDMARKS:  # fmt: skip
-        raise ModelError(f"{g.name}: not a pose landmark model: outputs {outs}, expected "
+        raise ModelError(f"{graph.name}: not a pose landmark model: outputs {outs}, expected "
                          f"[195], [1], mask, [.., 39] heatmap, [117]")  # fmt: skip
     return tuple(name for name, _ in outs)
 
@@ -90,6 +138,155 @@ def pose_outputs(engine) -> tuple[str, ...]:
 def _sigmoid(x):
     """1 / (1 + e^-x) without overflow for the mask's large logits."""
     return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, np.float64)))
+
+
+def pose_roi(keypoints, size) -> Rect:
+    """pose_detection_to_roi / pose_landmarks_to_roi: AlignmentPointsRects, x1.25."""
+    return transform_rect(alignment_rect(keypoints, size, POSE_ROI), size, POSE_ROI)
+
+
+@dataclass
+class _Body:
+    """One frame's decoded body, before the result."""
+
+    landmarks: np.ndarray  # (33, 5) normalised x, y, z, visibility, presence (smoothed)
+    visibility: np.ndarray
+    presence: np.ndarray
+    world: np.ndarray
+    mask: np.ndarray | None
+    rect: Rect
+    tracked: bool
+    next_roi: Rect | None
+
+
+class BodyTracker:
+    """The pose part of Pose and Holistic: one body detected, tracked, decoded, smoothed
+    (see the module docstring)."""
+
+    def __init__(self, backend, detector_model=None, landmark_model=None, *,
+                 model_complexity: int, smooth_landmarks: bool, enable_segmentation: bool,
+                 smooth_segmentation: bool, segmentation_smoothing: float,
+                 min_detection_confidence: float, min_tracking_confidence: float,
+                 max_detections: int, tracking: bool):  # fmt: skip
+        if model_complexity not in LANDMARKS:
+            raise ValueError(f"model_complexity must be 0, 1 or 2, not {model_complexity!r}")
+        check_confidence(min_detection_confidence=min_detection_confidence,
+                         min_tracking_confidence=min_tracking_confidence,
+                         segmentation_smoothing=segmentation_smoothing)  # fmt: skip
+        self.tracking = tracking
+        self.smooth = smooth_landmarks and tracking
+        self.segmentation = enable_segmentation
+        self.smooth_segmentation = smooth_segmentation and tracking
+        self.segmentation_ratio = float(segmentation_smoothing)
+        self.min_tracking_confidence = float(min_tracking_confidence)
+        crop = LANDMARKS[model_complexity]
+        detector = backend.model("pose_detection", detector_model, DETECTOR.model)
+        landmarks = backend.model("pose_landmark", landmark_model, crop.model)
+        self.outputs = pose_outputs(landmarks.graph)
+        self.stage = DetectTrack(
+            backend, DETECTOR, detector, crop, landmarks, max_objects=1,
+            min_score=min_detection_confidence, max_detections=max_detections,
+            roi_from_detection=lambda d, size: pose_roi(d.keypoints, size),
+            decode=self._decode, next_roi=lambda body: body.next_roi, tracking=tracking,
+        )  # fmt: skip
+        self.frame_size: tuple[int, int] | None = None
+        self.new_filters()
+
+    def new_filters(self) -> None:
+        """pose_landmark_filtering.pbtxt's filters and the tracking state, all fresh."""
+        self.landmark_filter = LandmarksSmoother(0.05, 80.0, 1.0)
+        self.visibility_filter = VisibilitySmoother(0.1)
+        self.world_filter = LandmarksSmoother(0.1, 40.0, 1.0, disable_value_scaling=True)
+        self.world_visibility_filter = VisibilitySmoother(0.1)
+        self.aux_filter = LandmarksSmoother(0.01, 10.0, 1.0)
+        self.stage.reset()
+        self._previous_mask: np.ndarray | None = None
+        self._frames = 0  # MediaPipe's Python clock: frame k at k * 33333 us
+        self._t_ns = 0
+
+    def configure(self, frame_size) -> None:
+        self.frame_size = frame_size
+        self.stage.configure(frame_size)
+        self.new_filters()  # another frame size: ROIs and filters mean nothing
+
+    def __call__(self, frame, timestamp_ms) -> PoseResult:
+        size = self.frame_size
+        self._frames += 1
+        self._t_ns = timestamp_ms * 1_000_000 if timestamp_ms is not None else \
+            self._frames * PYTHON_FRAME_NS  # fmt: skip
+        bodies, detections = self.stage.track(frame, size)
+        if not bodies:
+            self._lost()
+            return PoseResult(None, None, None, None, None, None, None, False, detections, size,
+                              timestamp_ms)  # fmt: skip
+        (b,) = bodies
+        fw, fh = size
+        return PoseResult(
+            landmarks=b.landmarks[:, :3], landmarks_px=b.landmarks[:, :3] * (fw, fh, fw),
+            visibility=b.visibility, presence=b.presence, world_landmarks=b.world,
+            mask=b.mask, roi=b.rect, tracked=b.tracked, detections=detections,
+            image_size=size, timestamp_ms=timestamp_ms,
+        )  # fmt: skip
+
+    def _decode(self, out, padding, rect: Rect, tracked: bool) -> _Body | None:
+        size, t_ns = self.frame_size, self._t_ns
+        lm_name, flag_name, mask_name, heatmap_name, world_name = self.outputs
+        if not float(out[flag_name].reshape(-1)[0]) > self.min_tracking_confidence:
+            return None
+        raw = crop_landmarks(out[lm_name], self.stage.crops.size, dims=5)
+        raw[:, 3:5] = _sigmoid(raw[:, 3:5])  # visibility and presence activations
+        raw = refine_from_heatmap(raw, out[heatmap_name], HEATMAP_KERNEL)
+        projected = project_to_frame(remove_letterbox(raw, padding), rect)
+        body, aux = projected[:NUM_BODY], projected[AUX]
+        world = project_world(out[world_name].reshape(-1, 3)[:NUM_BODY], rect)
+        visibility, presence = body[:, 3].copy(), body[:, 4].copy()
+        raw_visibility = visibility
+        if self.smooth:
+            scale = self._object_scale(aux, size)
+            body = self.landmark_filter(body, t_ns, size, scale)
+            visibility = self.visibility_filter(raw_visibility)
+            world = self.world_filter(world, t_ns)
+            # the world landmarks' visibility: the same filter on the same values, so equal
+            # to `visibility`; kept running as MediaPipe's graph runs it
+            self.world_visibility_filter(raw_visibility)
+        next_roi = None
+        if self.tracking:
+            aux = self.aux_filter(aux, t_ns, size, self._object_scale(aux, size))
+            next_roi = pose_roi(aux[:, :2], size)
+        mask = self._mask(out[mask_name], rect, size) if self.segmentation else None
+        return _Body(body, visibility, presence, world, mask, rect, tracked, next_roi)
+
+    def _lost(self) -> None:
+        """No pose this frame: the next detects; the landmark and aux filters restart (their
+        calculators also take IMAGE_SIZE, so they run on the empty frame and reset); the
+        visibility and world filters keep their state (the landmarks are their only input:
+        the empty frame never reaches them), and so does the previous mask (its loopback
+        pairs the next mask with the last one). tests/vision/test_pose_loss.py."""
+        self.landmark_filter.reset()
+        self.aux_filter.reset()
+
+    @staticmethod
+    def _object_scale(aux: np.ndarray, size) -> float:
+        """The smoothing's object scale: the unscaled alignment rect of the auxiliary
+        points, (width + height) / 2 in pixels."""
+        r = alignment_rect(aux[:, :2], size, POSE_ROI)
+        return (r.width * size[0] + r.height * size[1]) / 2
+
+    def _mask(self, logits, rect: Rect, size) -> np.ndarray:
+        """The crop's mask warped back into the frame (WarpAffineCalculator, BORDER_ZERO),
+        then smoothed with the previous frame's."""
+        probability = _sigmoid(logits).astype(np.float32).reshape(logits.shape[1:3])
+        mh, mw = probability.shape
+        frame_from_tensor, _ = self.stage.crops.crop(rect, size)  # the padded ROI's matrix
+        to_mask = np.diag([float(mw), float(mh)]) @ invert_affine(frame_from_tensor)
+        fw, fh = size
+        mask = cv2.warpAffine(probability, to_mask.astype(np.float64), (fw, fh),
+                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)  # fmt: skip
+        if self.smooth_segmentation:
+            mask = smooth_mask(mask, self._previous_mask, self.segmentation_ratio)
+            self._previous_mask = mask
+        return mask
 
 
 class Pose(Solution):
@@ -102,157 +299,32 @@ class Pose(Solution):
                  min_detection_confidence: float = 0.5, min_tracking_confidence: float = 0.5,
                  segmentation_smoothing: float = SEGMENTATION_RATIO, max_detections: int = 16,
                  **options):  # fmt: skip
-        if model_complexity not in (0, 1, 2):
+        if model_complexity not in LANDMARKS:
             raise ValueError(f"model_complexity must be 0, 1 or 2, not {model_complexity!r}")
-        if model_complexity not in LANDMARK_MODELS and landmark_model is None:
-            raise ValueError(
-                f"model_complexity={model_complexity}: MediaPipe 0.10.14's wheel ships "
-                f"pose_landmark_full only; pass landmark_model= a pose_landmark_"
-                f"{'lite' if model_complexity == 0 else 'heavy'}.tflite file"
-            )
-        if static_image_mode is not None:
-            running_mode = "image" if static_image_mode else "video"
-        super().__init__(running_mode=running_mode, **options)
-        self.tracking = self.running_mode == "video"
-        self.smooth = smooth_landmarks and self.tracking
-        self.segmentation = enable_segmentation
-        self.smooth_segmentation = smooth_segmentation and self.tracking
-        if not 0.0 <= segmentation_smoothing <= 1.0:
-            raise ValueError(
-                f"segmentation_smoothing must be in [0, 1], not {segmentation_smoothing}"
-            )
-        self.segmentation_ratio = float(segmentation_smoothing)
-        self.min_tracking_confidence = float(min_tracking_confidence)
-        detector = self._engine("pose_detection", detector_model, DETECTOR_MODEL)
-        spec = detector_spec(detector_model or DETECTOR_MODEL + ".tflite", detector,
-                             min_detection_confidence)  # fmt: skip
-        self.detector = detector_stages(self, detector, spec, max_detections, DETECTOR_RANGE,
-                                       DETECTOR_BORDER)  # fmt: skip
-        self.detector.add_readback(self.readback)
-        model = LANDMARK_MODELS.get(model_complexity, LANDMARK_MODELS[1])
-        landmarks = self._engine("pose_landmark", landmark_model, model)
-        self.outputs = pose_outputs(landmarks)
-        self.crops = self._roi_model(landmarks, LANDMARK_RANGE, LANDMARK_BORDER, keep_aspect=True)
-        self._new_filters()
+        super().__init__(running_mode=running_mode_of(static_image_mode, running_mode),
+                         **options)  # fmt: skip
+        self.body = BodyTracker(
+            self.backend, detector_model, landmark_model, model_complexity=model_complexity,
+            smooth_landmarks=smooth_landmarks, enable_segmentation=enable_segmentation,
+            smooth_segmentation=smooth_segmentation,
+            segmentation_smoothing=segmentation_smoothing,
+            min_detection_confidence=min_detection_confidence,
+            min_tracking_confidence=min_tracking_confidence, max_detections=max_detections,
+            tracking=self.tracking,
+        )  # fmt: skip
 
-    def _new_filters(self) -> None:
-        """pose_landmark_filtering.pbtxt's filters and the tracking state, all fresh."""
-        self.landmark_filter = LandmarksSmoother(0.05, 80.0, 1.0)
-        self.visibility_filter = VisibilitySmoother(0.1)
-        self.world_filter = LandmarksSmoother(0.1, 40.0, 1.0, disable_value_scaling=True)
-        self.world_visibility_filter = VisibilitySmoother(0.1)
-        self.aux_filter = LandmarksSmoother(0.01, 10.0, 1.0)
-        self._tracked: Rect | None = None
-        self._previous_mask: np.ndarray | None = None
-        self._frames = 0  # MediaPipe's Python clock: frame k at k * 33333 us
+    @classmethod
+    def models(cls, model_complexity: int = 1, **_) -> tuple[str, ...]:
+        """The manifest's models these options run."""
+        return (DETECTOR.model, LANDMARKS[model_complexity].model)
 
     def reset(self) -> None:
         """Forget the tracked pose, the filters and the last timestamp (a new video)."""
-        self._new_filters()
+        self.body.new_filters()
         self._last_ts = None
 
     def _configure(self, frame_size) -> None:
-        self.detector.configure(frame_size)
-        self._new_filters()  # another frame size: ROIs and filters mean nothing
+        self.body.configure(frame_size)
 
-    def _process(self, frame, timestamp_ms) -> PoseResult:
-        view, size = self.frames(frame)
-        self.prepare(size)
-        self._frames += 1
-        t_ns = timestamp_ms * 1_000_000 if timestamp_ms is not None else \
-            self._frames * PYTHON_FRAME_NS  # fmt: skip
-        rect, detections = (self._tracked if self.tracking else None), None
-        if rect is None:
-            detections = self._detect(view)
-            if detections:
-                d = detections[0]  # SplitDetectionVector: the best detection only
-                rect = transform_rect(alignment_rect(d.keypoints, size, POSE_ROI), size,
-                                      POSE_ROI)  # fmt: skip
-        tracked = rect is not None and detections is None
-        empty = PoseResult(None, None, None, None, None, None, None, False, detections, size,
-                           timestamp_ms)  # fmt: skip
-        if rect is None:
-            return self._lost(empty)
-        (out, padding), = self.crops.run(view, size, [rect])  # fmt: skip
-        lm_name, flag_name, mask_name, heatmap_name, world_name = self.outputs
-        if not float(out[flag_name].reshape(-1)[0]) > self.min_tracking_confidence:
-            return self._lost(empty)
-        raw = crop_landmarks(out[lm_name], self.crops.size, dims=5)
-        raw[:, 3:5] = _sigmoid(raw[:, 3:5])  # visibility and presence activations
-        raw = refine_from_heatmap(raw, out[heatmap_name], HEATMAP_KERNEL)
-        projected = project_to_frame(remove_letterbox(raw, padding), rect)
-        body, aux = projected[:NUM_BODY], projected[AUX]
-        world = project_world(out[world_name].reshape(-1, 3)[:NUM_BODY], rect)
-        visibility, presence = body[:, 3].copy(), body[:, 4].copy()
-        world_visibility = visibility
-        if self.smooth:
-            scale = self._object_scale(aux, size)
-            body = self.landmark_filter(body, t_ns, size, scale)
-            visibility = self.visibility_filter(visibility)
-            world = self.world_filter(world, t_ns)
-            world_visibility = self.world_visibility_filter(world_visibility)
-        if self.tracking:
-            aux = self.aux_filter(aux, t_ns, size, self._object_scale(aux, size))
-            self._tracked = transform_rect(alignment_rect(aux[:, :2], size, POSE_ROI), size,
-                                           POSE_ROI)  # fmt: skip
-        del world_visibility  # equal to `visibility`: the same filter on the same values
-        fw, fh = size
-        mask = self._mask(out[mask_name], rect, padding, size) if self.segmentation else None
-        return PoseResult(
-            landmarks=body[:, :3], landmarks_px=body[:, :3] * (fw, fh, fw),
-            visibility=visibility, presence=presence, world_landmarks=world, mask=mask,
-            roi=rect, tracked=tracked, detections=detections, image_size=size,
-            timestamp_ms=timestamp_ms,
-        )  # fmt: skip
-
-    def _lost(self, empty: PoseResult) -> PoseResult:
-        """No pose this frame: the next detects; the landmark and aux filters restart (their
-        calculators also take IMAGE_SIZE, so they run on the empty frame and reset); the
-        visibility and world filters keep their state (the landmarks are their only input:
-        the empty frame never reaches them), and so does the previous mask (its loopback
-        pairs the next mask with the last one). tests/vision/test_pose_loss.py."""
-        self._tracked = None
-        self.landmark_filter.reset()
-        self.aux_filter.reset()
-        return empty
-
-    @staticmethod
-    def _object_scale(aux: np.ndarray, size) -> float:
-        """The smoothing's object scale: the unscaled alignment rect of the auxiliary
-        points, (width + height) / 2 in pixels."""
-        r = alignment_rect(aux[:, :2], size, POSE_ROI)
-        return (r.width * size[0] + r.height * size[1]) / 2
-
-    def _detect(self, view):
-        return self.detector.detect(view, self.readback)
-
-    def _mask(self, logits, rect: Rect, padding, size) -> np.ndarray:
-        """The crop's mask warped back into the frame (WarpAffineCalculator, BORDER_ZERO),
-        then smoothed with the previous frame's."""
-        probability = _sigmoid(logits).astype(np.float32).reshape(logits.shape[1:3])
-        mh, mw = probability.shape
-        frame_from_tensor, _ = self.crops.crop(rect, size)  # the padded ROI's matrix
-        to_mask = np.diag([float(mw), float(mh)]) @ invert_affine(frame_from_tensor)
-        fw, fh = size
-        mask = cv2.warpAffine(probability, to_mask.astype(np.float64), (fw, fh),
-                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)  # fmt: skip
-        if self.smooth_segmentation:
-            mask = smooth_mask(mask, self._previous_mask, self.segmentation_ratio)
-            self._previous_mask = mask
-        return mask
-
-    def steps(self, frame_view):
-        raise NotImplementedError("Pose decides its ROI on the CPU between submits; use process()")
-
-    def _owned_buffers(self) -> list:
-        return [*self.detector.owned_buffers(), *self.crops.owned_buffers()]
-
-    @property
-    def readback_maps(self) -> int:
-        return self.readback.maps + self.crops.readback.maps
-
-    def close(self) -> None:
-        if not self._closed:
-            self.crops.destroy()
-        super().close()
+    def track(self, frame, timestamp_ms) -> PoseResult:
+        return self.body(frame, timestamp_ms)

@@ -7,8 +7,9 @@
   input (keep_aspect_ratio false, BORDER_ZERO, [0, 1]; engine/vision/image_to_tensor.py),
   the model's output already a probability (activation NONE), resized to the frame
   bilinearly as TensorsToSegmentationCalculator's cv::resize (no temporal smoothing)
-- GPU: `gpu` is the model's output TensorLayout (PHWC4, one slice: vec4 y * W + x, lane 0;
-  mask uv = frame uv): `output="gpu"` reads nothing back
+- GPU: on webgpu the frame is one GPU frame (gpu_frames.SegmenterFrame): `gpu` is the
+  model's output TensorLayout (PHWC4, one slice: vec4 y * W + x, lane 0; mask uv = frame
+  uv), `output="gpu"` reads nothing back
 - usage:
     with SelfieSegmenter() as seg:
         person = seg.process(rgb).mask > 0.5
@@ -16,18 +17,55 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import cv2
 import numpy as np
 
-from engine.vision.image_to_tensor import stretch_matrix, warp_to_tensor
-from engine.vision.preprocess import Preprocessor
-from engine.vision.solutions.base import Solution, Step
-from engine.vision.solutions.cpu_upload import MaskBuffer
-from engine.vision.solutions.face_detector import input_name
-from engine.vision.solutions.results import SegmentationResult
+from engine.vision import records
+from engine.vision.detect_track import CropModel
+from engine.vision.gpu_frames import SegmenterFrame
+from engine.vision.image_to_tensor import stretch_matrix
+from engine.vision.roi import Rect
+from engine.vision.solutions.base import Solution
+from engine.vision.uploads import MaskBuffer
 
-MODELS = {0: "selfie_segmentation", 1: "selfie_segmentation_landscape"}
-VALUE_RANGE = (0.0, 1.0)  # selfie_segmentation_cpu: output_tensor_float_range
-BORDER = "zero"  # selfie_segmentation_cpu: BORDER_ZERO
+# model_selection -> the model; selfie_segmentation_cpu.pbtxt: [0, 1], BORDER_ZERO, the
+# whole frame stretched (no letterbox)
+MODELS = {
+    0: CropModel("selfie_segmentation", (0.0, 1.0), "zero", keep_aspect=False),
+    1: CropModel("selfie_segmentation_landscape", (0.0, 1.0), "zero", keep_aspect=False),
+}
+WHOLE_FRAME = Rect(0.5, 0.5, 1.0, 1.0, 0.0)  # its crop matrix is stretch_matrix's
+
+
+@dataclass(frozen=True)
+class SegmentationResult:
+    mask: np.ndarray | None  # (H, W) float32 person probability at the frame's size
+    image_size: tuple[int, int]
+    timestamp_ms: int | None = None
+    gpu: object = None  # SelfieSegmenter.gpu: the model-resolution mask on the GPU
+    backend: str = "webgpu"  # which ran the models: "webgpu" or "xnnpack"
+
+    @property
+    def segmentation_mask(self) -> np.ndarray | None:
+        """MediaPipe's name for `mask`."""
+        return self.mask
+
+
+FIELDS = {**records.FRAME, "mask": records.MASK}
+
+
+def record(res: SegmentationResult) -> dict:
+    return {"mask": records.mask(res.mask)}
+
+
+def frame_mask(small: np.ndarray | None, frame_size, timestamp_ms, gpu=None):
+    """The result of a model-resolution mask: resized to the frame bilinearly."""
+    if small is None:
+        return SegmentationResult(None, frame_size, timestamp_ms, gpu=gpu)
+    mask = cv2.resize(small, frame_size, interpolation=cv2.INTER_LINEAR)
+    return SegmentationResult(mask, frame_size, timestamp_ms, gpu=gpu)
 
 
 class SelfieSegmenter(Solution):
@@ -35,9 +73,11 @@ class SelfieSegmenter(Solution):
 
     def __init__(self, model=None, *, model_selection: int = 0, **options):
         if model_selection not in MODELS:
-            raise ValueError(f"model_selection must be one of {list(MODELS)}")
+            raise ValueError(f"model_selection must be 0 (general) or 1 (landscape), not "
+                             f"{model_selection!r}")  # fmt: skip
         super().__init__(**options)
-        engine = self.engine = self._engine("segmentation", model, MODELS[model_selection])
+        declared = MODELS[model_selection]
+        engine = self.engine = self.backend.model("segmentation", model, declared.model)
         g = engine.graph
         (out,) = [g.tensors[t].name for t in g.outputs]
         b, h, w, c = g.tensors[g.outputs[0]].shape
@@ -45,63 +85,37 @@ class SelfieSegmenter(Solution):
             raise ValueError(
                 f"output {g.tensors[g.outputs[0]].shape}: expected a mask [1, H, W, 1]"
             )
-        self.output_name = out
-        if self.backend == "xnnpack":  # output="gpu": the mask uploaded where draws read it
-            self.mask = MaskBuffer.create(self.device, h, w) if self.output == "gpu" else None
-            return
-        self.pre = Preprocessor(engine, input_name(engine), VALUE_RANGE, border=BORDER)
-        self.mask = engine.tensor_layout(out)
-        lay = self.mask
-        self.readback.add("mask", lay.buffer, lay.offset, lay.size)
+        self.output_name, self.mask_size = out, (w, h)
+        self.crops = self.backend.crops(engine, declared.value_range, declared.border,
+                                        declared.keep_aspect)  # fmt: skip
+        self.program = self.backend.gpu_stage(lambda: SegmenterFrame(
+            self.backend, engine, out, declared.value_range, declared.border, frame_mask,
+            lambda: self.frame_size))  # fmt: skip
+        self.uploads = None  # the CPU path with output="gpu": the mask uploaded
+        if self.program is None and self.output == "gpu":
+            self.uploads = MaskBuffer.create(self.device, h, w)
+
+    @classmethod
+    def models(cls, model_selection: int = 0, **_) -> tuple[str, ...]:
+        """The manifest's models these options run."""
+        return (MODELS[model_selection].model,)
 
     @property
     def gpu(self):
-        """The model-resolution mask on the GPU (an engine TensorLayout)."""
-        return self.mask
+        """The model-resolution mask on the GPU (an engine TensorLayout, or its upload)."""
+        return self.program.gpu if self.program is not None else self.uploads
 
     def _configure(self, frame_size) -> None:
-        if self.backend == "webgpu":
-            self.pre.set_roi(stretch_matrix(frame_size))
+        if self.program is not None:
+            self.program.configure(stretch_matrix(frame_size))
 
-    def steps(self, frame_view) -> list[Step]:
-        if self.backend == "xnnpack":
-            return self._cpu_steps(frame_view)
-        return [
-            ("preprocess", lambda enc: self.pre.encode(enc, frame_view)),
-            ("inference", self.engine.encode),
-        ]
+    def track(self, frame, timestamp_ms) -> SegmentationResult:
+        ((out, _),) = self.crops.run(frame, self.frame_size, [WHOLE_FRAME])
+        w, h = self.mask_size
+        small = np.asarray(out[self.output_name], np.float32).reshape(h, w)
+        if self.uploads is not None:
+            self.uploads.write(self.device, small)
+        return frame_mask(small, self.frame_size, timestamp_ms, gpu=self.uploads)
 
-    def model_mask(self, data: bytes) -> np.ndarray:
-        """The read-back mask at the model's resolution (h, w) float32."""
-        _, h, w, _ = self.mask.phwc4
-        dtype = np.float16 if self.mask.precision == "fp16" else np.float32
-        return np.frombuffer(data, dtype).reshape(h, w, 4)[:, :, 0].astype(np.float32)
-
-    def _process_cpu(self, image, timestamp_ms) -> SegmentationResult:
-        import cv2
-
-        size = self.engine.input_size
-        tensor = warp_to_tensor(image, stretch_matrix(self.frame_size), size, VALUE_RANGE, BORDER)
-        small = self.engine.run(tensor)[self.output_name].reshape(size[1], size[0])
-        if self.mask is not None:
-            self.mask.write(self.device, small)
-        mask = cv2.resize(small, self.frame_size, interpolation=cv2.INTER_LINEAR)
-        return SegmentationResult(mask, self.frame_size, timestamp_ms, gpu=self.mask)
-
-    def _result(self, data, timestamp_ms) -> SegmentationResult:
-        import cv2
-
-        small = self.model_mask(data["mask"])
-        mask = cv2.resize(small, self.frame_size, interpolation=cv2.INTER_LINEAR)
-        return SegmentationResult(mask, self.frame_size, timestamp_ms)
-
-    def _gpu_result(self, timestamp_ms) -> SegmentationResult:
-        return SegmentationResult(None, self.frame_size, timestamp_ms, gpu=self.gpu)
-
-    def _uploaders(self) -> list:
-        return [self.mask] if self.backend == "xnnpack" and self.mask is not None else []
-
-    def _owned_buffers(self) -> list:
-        if self.backend == "xnnpack":
-            return [self.mask.buffer] if self.mask is not None else []
-        return [self.pre.roi]
+    def _uploads(self) -> list:
+        return [self.uploads] if self.uploads is not None else []
