@@ -1,0 +1,32 @@
+"""MediaPipe Face Mesh connections (mp.solutions.face_mesh_connections):
+engine.vision.connections'."""
+
+from engine.vision.connections import (
+    FACEMESH_CONTOURS,
+    FACEMESH_FACE_OVAL,
+    FACEMESH_IRISES,
+    FACEMESH_LEFT_EYE,
+    FACEMESH_LEFT_EYEBROW,
+    FACEMESH_LEFT_IRIS,
+    FACEMESH_LIPS,
+    FACEMESH_NOSE,
+    FACEMESH_RIGHT_EYE,
+    FACEMESH_RIGHT_EYEBROW,
+    FACEMESH_RIGHT_IRIS,
+    FACEMESH_TESSELATION,
+)
+
+__all__ = [
+    "FACEMESH_CONTOURS",
+    "FACEMESH_FACE_OVAL",
+    "FACEMESH_IRISES",
+    "FACEMESH_LEFT_EYE",
+    "FACEMESH_LEFT_EYEBROW",
+    "FACEMESH_LEFT_IRIS",
+    "FACEMESH_LIPS",
+    "FACEMESH_NOSE",
+    "FACEMESH_RIGHT_EYE",
+    "FACEMESH_RIGHT_EYEBROW",
+    "FACEMESH_RIGHT_IRIS",
+    "FACEMESH_TESSELATION",
+]
