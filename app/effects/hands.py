@@ -7,10 +7,12 @@
 - options: style (`e`): skeleton+points, skeleton
 - usage: `HandsEffect(ctx, [palm_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
-Per frame, before the encoder opens: Hands.process() (the palm detector when fewer than
-two hands are tracked, the landmark model on each hand's crop; its ROIs are decided on
-the CPU from a ~1 KB read-back), then the hands' points go up into the skeleton buffers.
-Inside the encoder: the draw only.
+Per frame on webgpu: Hands' GPU frame (engine/vision/gpu_hands.py) is recorded into the
+frame's encoder, one submit, nothing read back: the palm detector, the association with
+the tracked hands, the landmark model on each slot, the next ROIs; the skeletons are drawn
+in place from its buffers (`draw_indirect`, coloured by the handedness it wrote). On
+xnnpack, before the encoder opens: Hands.process() on the CPU-decided path, then the
+hands' points go up into the skeleton buffers.
 """
 
 from __future__ import annotations
@@ -29,16 +31,20 @@ class HandsEffect(Effect):
     styles = ("skeleton+points", "skeleton")
 
     def build(self) -> None:
-        options = {**self.solution_options(), "output": "numpy"}  # it draws from numbers
         self.solution = Hands(self.spec("detection").graph, self.spec("hand_landmarks").graph,
-                              max_num_hands=MAX_HANDS, **options)  # fmt: skip
+                              max_num_hands=MAX_HANDS, **self.solution_options())  # fmt: skip
         # association may keep one more hand than max_num_hands for a frame (MediaPipe's)
-        self.skeletons = Skeletons(self.device, self.target_format, self.frame_size,
-                                   HAND_CONNECTIONS, 21, MAX_HANDS + 1)  # fmt: skip
-        self.result = None
+        args = (self.device, self.target_format, self.frame_size, HAND_CONNECTIONS, 21,
+                2 * MAX_HANDS - 1)  # fmt: skip
+        frame = self.solution.program
+        if frame is not None:  # drawn in place from the GPU frame's buffers
+            palette = (COLORS["Left"], COLORS["Right"])  # its labels: 0 "Left", 1 "Right"
+            self.skeletons = Skeletons(*args, points=frame.points, args=frame.args,
+                                       labels=(frame.labels, palette))  # fmt: skip
+        else:
+            self.skeletons = Skeletons(*args)
 
     def on_result(self, result) -> None:
-        self.result = result
         self.skeletons.update(
             (h.landmarks_px, [True] * len(h.landmarks_px), COLORS[h.handedness.label])
             for h in result.hands
@@ -51,9 +57,6 @@ class HandsEffect(Effect):
     @property
     def upload_bytes(self) -> int:
         return self.skeletons.uploads
-
-    def read_results(self):
-        return self.result
 
     def close(self) -> None:
         super().close()

@@ -26,6 +26,9 @@ Stages:
   output="gpu" nothing at all.
 """
 
+from pathlib import Path
+
+from engine.gpu import register_shaders, shader_loader
 from engine.vision.backends import BACKENDS
 from engine.vision.backends import CHOICES as BACKEND_CHOICES
 from engine.vision.connections import (
@@ -125,3 +128,9 @@ __all__ = [
     "roi_from_detection",
     "roi_from_landmarks",
 ]
+
+# the "vision/" shader namespace: shaders/vision in a source checkout, the package's
+# engine/vision/shaders in a wheel (the stages' templates that are no engine kernel: editing
+# them changes no kernel fingerprint, engine/latency/predictors/base.py)
+_SOURCE_SHADERS = Path(__file__).resolve().parents[2] / "shaders" / "vision"
+register_shaders("vision", shader_loader("engine.vision", _SOURCE_SHADERS))

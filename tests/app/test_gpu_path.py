@@ -352,3 +352,44 @@ def test_frame_copied_under_the_overlay_is_the_blitted_frame(backend):
         assert same.mean() > 0.95, (frame.index, same.mean())  # the box and points: < 5%
         corners = same[:8, :8], same[:8, -8:], same[-8:, :8], same[-8:, -8:]
         assert all(c.all() for c in corners), frame.index
+
+
+@pytest.mark.parametrize(
+    "solution,want",
+    [
+        ("face-detection", {(1, 0)}),
+        ("face-mesh", {(1, 0)}),
+        ("selfie-segmentation", {(1, 0)}),
+        ("hands", {(1, 0)}),
+        # the CPU-decided paths: their own submits and reads, counted (slow: cold compiles
+        # of two and six models on CI's 2 cores)
+        pytest.param("pose", None, marks=pytest.mark.slow),
+        pytest.param("holistic", None, marks=pytest.mark.slow),
+    ],
+)  # fmt: skip
+def test_every_submit_and_read_a_frame_makes_is_counted(solution, want):
+    """--stats' per_frame: the frame's submits and blocking reads of results, the
+    solution's own included. On webgpu the solutions with a GPU frame make one submit and
+    no read; the others count theirs (at least one more submit and one read a frame)."""
+    import wgpu
+
+    from app.effects import SOLUTION_EFFECTS
+    from app.models import solution_models
+    from tests.helpers.media import people_clip
+
+    specs = [load_model(m) for m in solution_models(solution)]
+    source = open_source(str(people_clip()), 300)
+    p = FramePipeline(CTX, specs, SOLUTION_EFFECTS[solution].name, source.size, "bgra8unorm",
+                      backend="webgpu")  # fmt: skip
+    target = CTX.device.create_texture(size=(*source.size, 1), format="bgra8unorm",
+                                       usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+    view = target.create_view()
+    for _ in range(3):
+        p.process(source.read(), view)
+    counts = {(s, r) for s, r, _ in p.transfers()["per_frame"]}
+    if want is not None:
+        assert counts == want
+    else:
+        assert all(s >= 2 and r >= 1 for s, r in counts), counts
+    assert sum(n for *_, n in p.transfers()["per_frame"]) == 3
+    p.effect.close()

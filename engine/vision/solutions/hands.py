@@ -42,6 +42,7 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.vision import records
+from engine.vision.connections import HAND_CONNECTIONS
 from engine.vision.detect_track import CropModel, DetectTrack
 from engine.vision.detector import DetectorModel
 from engine.vision.landmarks import (
@@ -196,6 +197,31 @@ class Hands(Solution):
             decode=self._hand, tracking=self.tracking,
             next_roi=lambda hand: hand_roi_from_landmarks(hand.landmarks, self.frame_size),
         )  # fmt: skip
+        self.program = self.backend.gpu_stage(lambda: self._gpu_frame(hand, crop))
+
+    @property
+    def gpu(self):
+        """The GPU frame's buffers on webgpu (gpu_hands.HandsFrame: points, labels, args,
+        tally), else None."""
+        return self.program
+
+    def _gpu_frame(self, engine, crop):
+        from engine.vision.gpu_hands import HandsFrame
+
+        return HandsFrame(
+            self.backend, self.stage.detector, engine, crop, max_objects=self.max_num_hands,
+            palm_roi=PALM_ROI, next_roi=HAND_LANDMARKS_ROI,
+            threshold=self.min_tracking_confidence, normalize_z=NORMALIZE_Z,
+            tracking=self.tracking, pairs=len(HAND_CONNECTIONS),
+            result=HandsResult, hand=self._gpu_hand, frame_size=lambda: self.frame_size,
+        )  # fmt: skip
+
+    def _gpu_hand(self, lm, world, p: float, flag: float, rect: Rect,
+                  tracked: bool) -> HandLandmarks:  # fmt: skip
+        fw, fh = self.frame_size
+        return HandLandmarks(landmarks=lm, landmarks_px=lm * (fw, fh, fw), world_landmarks=world,
+                             handedness=handedness(p), presence=flag, roi=rect,
+                             tracked=tracked)  # fmt: skip
 
     @classmethod
     def models(cls, model_complexity: int = 1, **_) -> tuple[str, ...]:
@@ -204,16 +230,20 @@ class Hands(Solution):
 
     def reset(self) -> None:
         """Forget the tracked hands and the last timestamp (a new video)."""
-        self.stage.reset()
+        self._forget()
         self._last_ts = None
+
+    def _forget(self) -> None:
+        self.stage.reset()
+        if self.program is not None:
+            self.program.reset()
 
     def _configure(self, frame_size) -> None:
         self.stage.configure(frame_size)
+        self._forget()  # another frame size: the tracked ROIs mean nothing
 
     def track(self, frame, timestamp_ms) -> HandsResult:
         hands, palms = self.stage.track(frame, self.frame_size)
-        if self.output == "gpu":
-            return HandsResult(None, None, self.frame_size, timestamp_ms, gpu=tuple(hands))
         return HandsResult(tuple(hands), palms, self.frame_size, timestamp_ms)
 
     def _hand(self, out, padding, rect: Rect, tracked: bool) -> HandLandmarks | None:

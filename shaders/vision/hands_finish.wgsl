@@ -1,0 +1,108 @@
+// The end of a hands frame on the GPU (one invocation; engine/vision/gpu_hands.py):
+// - the kept hands, in the slots' (association's) order -> what an app draws: their
+//   landmarks in frame pixels (`points`, N vec4 each, w = 1), their handedness (`labels`:
+//   vec4 (p, label index: 0 "Left" when p > 0.5 else 1 "Right", flag, 0) per hand),
+//   DrawIndirect args for skeletons' segments (PAIRS per hand) and dots;
+// - each kept hand's next ROI (`tracked`, read by track_associate.wgsl next frame):
+//   HandLandmarksToRectCalculator (the rotated box of the partial landmark set), then
+//   RectTransformation (roi.HAND_LANDMARKS_ROI); none when not TRACKING;
+// - the tally: (hands, detections used, slots, 0), the small read of a frame.
+
+{{ bindings.slots }}
+{{ bindings.status }}
+{{ bindings.hands }}
+{{ bindings.tracked }}
+{{ bindings.points }}
+{{ bindings.labels }}
+{{ bindings.args }}
+{{ bindings.tally }}
+
+{% include "vision/track_rect.wgsl" %}
+
+const N: u32 = {{ n }}u;
+const SLOTS: u32 = {{ slots }}u;
+const SLOT_VEC4: u32 = 6u;
+const HAND_VEC4: u32 = 1u + 2u * N;
+const TRACKING: bool = {{ tracking }};
+const PAIRS: u32 = {{ pairs }}u;
+const SCALE: vec2<f32> = vec2<f32>({{ scale_x }}, {{ scale_y }});
+const SHIFT: vec2<f32> = vec2<f32>({{ shift_x }}, {{ shift_y }});
+const SQUARE: u32 = {{ square }}u;
+// HandLandmarksToRectCalculator's partial set: wrist, thumb CMC/MCP/IP, each finger's MCP
+// and PIP (roi.HAND_RECT_POINTS)
+const PARTIAL = array<u32, 12>(0u, 1u, 2u, 3u, 5u, 6u, 9u, 10u, 13u, 14u, 17u, 18u);
+
+fn landmark(k: u32, i: u32, frame: vec2<f32>) -> vec2<f32> {
+  return hands[k * HAND_VEC4 + 1u + i].xy * frame;
+}
+
+// roi.hand_rect_from_landmarks in pixels (its maxima start at the smallest positive float)
+fn hand_rect(k: u32, frame: vec2<f32>) -> Rect {
+  let p0 = landmark(k, 0u, frame);
+  let p1 = ((landmark(k, 5u, frame) + landmark(k, 13u, frame)) / 2.0
+            + landmark(k, 9u, frame)) / 2.0;
+  let rotation = normalize_radians(PI / 2.0 - atan2(-(p1.y - p0.y), p1.x - p0.x));
+  var lo = landmark(k, PARTIAL[0], frame);
+  var hi = lo;
+  for (var j = 1u; j < 12u; j++) {
+    let q = landmark(k, PARTIAL[j], frame);
+    lo = min(lo, q);
+    hi = max(hi, q);
+  }
+  hi = max(hi, vec2<f32>(FLOAT_MIN) * frame);
+  let axis = (lo + hi) / 2.0;
+  let reverse = normalize_radians(-rotation);
+  let cr = cos(reverse);
+  let sr = sin(reverse);
+  var plo = vec2<f32>(3.4e38);
+  var phi = vec2<f32>(-3.4e38);
+  for (var j = 0u; j < 12u; j++) {
+    let o = landmark(k, PARTIAL[j], frame) - axis;
+    let q = vec2<f32>(o.x * cr - o.y * sr, o.x * sr + o.y * cr);
+    plo = min(plo, q);
+    phi = max(phi, q);
+  }
+  phi = max(phi, vec2<f32>(FLOAT_MIN));
+  let pc = (phi + plo) / 2.0;
+  let c = cos(rotation);
+  let s = sin(rotation);
+  let centre = vec2<f32>(pc.x * c - pc.y * s, pc.x * s + pc.y * c) + axis;
+  return Rect(centre, phi - plo, rotation);
+}
+
+@compute @workgroup_size(1)
+fn main() {
+  let n_slots = min(status[0], SLOTS);
+  var kept = 0u;
+  for (var k = 0u; k < n_slots; k++) {
+    let head = hands[k * HAND_VEC4];
+    if (head.x < 0.5) {
+      continue;
+    }
+    let frame = slots[k * SLOT_VEC4 + 5u].yz;
+    for (var i = 0u; i < N; i++) {
+      let q = hands[k * HAND_VEC4 + 1u + i];
+      points[kept * N + i] = vec4<f32>(q.xy * frame, q.z * frame.x, 1.0);
+    }
+    labels[kept] = vec4<f32>(head.z, select(1.0, 0.0, head.z > 0.5), head.y, 0.0);
+    if (TRACKING) {
+      let r = transform_rect(hand_rect(k, frame), SCALE, SHIFT, SQUARE);
+      tracked[1u + 2u * kept] = vec4<f32>(r.centre, r.size);
+      tracked[2u + 2u * kept] = vec4<f32>(r.rotation, 0.0, 0.0, 0.0);
+    }
+    kept++;
+  }
+  tracked[0] = vec4<f32>(f32(select(0u, kept, TRACKING)), 0.0, 0.0, 0.0);
+  args[0] = 6u;  // segments: 6 vertices each, one instance per (hand, pair)
+  args[1] = kept * PAIRS;
+  args[2] = 0u;
+  args[3] = 0u;
+  args[4] = 6u;  // dots: one instance per (hand, landmark)
+  args[5] = kept * N;
+  args[6] = 0u;
+  args[7] = 0u;
+  tally[0] = kept;
+  tally[1] = status[1];
+  tally[2] = n_slots;
+  tally[3] = 0u;
+}
