@@ -4,8 +4,9 @@
   planning, creating pipelines k/n, compiling shaders k/n, ready; then the first draw);
   read from any thread: the start-up screen, the HUD and the headless progress line
   show it; `cancel()` makes the next progress step raise BuildCancelled
-- `Build`: `fn()` on a daemon thread under `report_to(status)`; the owner polls `done`
-  and takes `result` or `error` between frames (planner / precision switches, start-up)
+- `Build`: `fn()` on a daemon thread under `report_to(status)` (engine.gpu.BackgroundBuild,
+  the engine's staged start runs on it too); the owner polls `done` and takes `result` or
+  `error` between frames (planner / precision switches, start-up)
 - `warm_effect()`: an effect's engines run once pipeline by pipeline (k/n), then one
   frame of it offscreen, so that its first real frame compiles nothing
 - `since_launch()`: seconds since this process started (time-to-first-frame figures)
@@ -21,11 +22,10 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable
 
-from engine.gpu import Fence, Progress, report_to, warm_up
+from engine.gpu import BackgroundBuild, Fence, Progress, report_to, warm_up
 
 
 class BuildCancelled(Exception):
@@ -116,38 +116,32 @@ class BuildStatus:
         return sum(p.total for p in self.models.values() if p.phase in ("shaders", "ready"))
 
 
-class Build:
-    """`fn()` on a worker thread, reporting to `status` (see the module docstring)."""
+class Build(BackgroundBuild):
+    """`fn()` on a worker thread (engine.gpu.BackgroundBuild, the staged start's too),
+    reporting to `status` (see the module docstring)."""
 
     def __init__(self, fn: Callable[[], object], status: BuildStatus, **info):
         self.status, self.info = status, info  # info: what the owner needs at the swap
-        self.result = None
-        self.error: BaseException | None = None
-        self._fn = fn
-        self.thread = threading.Thread(target=self._run, name=f"build {status.what}", daemon=True)
-        self.thread.start()
+        super().__init__(lambda: self._reported(fn), f"build {status.what}")
 
-    def _run(self) -> None:
+    def _reported(self, fn):
         with report_to(self.status):
             try:
-                self.result = self._fn()
-                self.status.set_stage("done")
-            except BaseException as exc:  # handed to the owner's thread
-                self.error = exc
+                result = fn()
+            except BaseException as exc:  # the owner's thread gets it as `error`
                 self.status.error = (
                     f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 )
                 self.status.stage = "failed"
                 self.status.elapsed = time.perf_counter() - self.status.t0
-
-    @property
-    def done(self) -> bool:
-        return not self.thread.is_alive()
+                raise
+            self.status.set_stage("done")
+            return result
 
     def cancel(self, timeout: float = 10.0) -> None:
         """Stop at the next progress step and wait for the thread (at most `timeout` s)."""
         self.status.cancel()
-        self.thread.join(timeout)
+        self.wait(timeout)
 
 
 class StartupLine:

@@ -127,17 +127,20 @@ class FramePipeline:
         self.ctx, self.device = ctx, ctx.device
         self.frame_size, self.target_format, self.sync = frame_size, target_format, sync
         self.effect_name, self.specs, self.style = effect, specs, style
-        # kernels "staged" (engine/gpu/staged.py KERNEL_MODES): build with the compact set; the
-        # switch to the optimized one starts as soon as that effect is set (set_effect)
-        from engine.gpu import KERNEL_MODES
+        # kernels "staged" (engine/gpu/staged.py): the engine's order of kernel sets,
+        # STAGED_SETS, a whole effect at a time (its stages bind the engines' buffers, which
+        # an engine's own swap would replace): built with the first set; the switch to the
+        # second starts as soon as that effect is set (set_effect)
+        from engine.gpu import KERNEL_MODES, STAGED, STAGED_SETS
 
         if kernels not in KERNEL_MODES:
             raise ValueError(f"kernels must be one of {KERNEL_MODES}, not {kernels!r}")
-        self.staged = kernels == "staged"
+        self.staged = kernels == STAGED
+        self.staged_sets = STAGED_SETS
         self.staged_switch: Build | None = None  # that switch while it runs
         self.queued: dict | None = None  # a switch asked for meanwhile (switch())
         self.options = {"precision": precision, "planner": planner, "storage": storage,
-                        "kernels": "compact" if self.staged else kernels,
+                        "kernels": STAGED_SETS[0] if self.staged else kernels,
                         "backend": backend}  # fmt: skip
         self.uploader = FrameUploader(self.device, frame_size)
         self.effect = None  # until set_effect(): build=False builds it elsewhere
@@ -205,10 +208,11 @@ class FramePipeline:
             old.close()
         if not effect.engines:
             self.staged = False  # no WGSL kernels to swap in (the xnnpack backend)
-        if self.staged and effect.kernels == "compact":
-            self.switch(kernels="optimized")  # the compact set is in: build the fast one
+        first, second = self.staged_sets
+        if self.staged and effect.kernels == first:
+            self.switch(kernels=second)  # the first set is in: build the second
             self.staged_switch = self.switching
-        elif self.staged and effect.kernels == "optimized":
+        elif self.staged and effect.kernels == second:
             self.timeline.startup.setdefault("optimized_kernels", since_launch())
 
     def switch(self, **changes) -> bool:

@@ -22,11 +22,10 @@ swaps in the optimized set, built on a worker thread, between two runs once it i
 
 from __future__ import annotations
 
-import threading
-import time
 import warnings
 from dataclasses import replace
 
+from engine.gpu.background import BackgroundBuild
 from engine.gpu.compile import KERNEL_SETS, compile_graph
 from engine.gpu.device import device_guard
 from engine.gpu.io import GraphIO
@@ -38,45 +37,65 @@ STAGED = "staged"
 KERNEL_MODES = (STAGED, *KERNEL_SETS)  # Engine(kernels=...): a kernel set, or staged
 
 
+# the sets a staged start runs, in order: the first at once, the second once built in the
+# background (an Engine swaps its runtime between runs; ar-demo swaps a whole effect
+# between frames, app/pipeline.py, since its stages bind the engines' buffers)
+STAGED_SETS = ("compact", "optimized")
+
+
 class OptimizedBuild:
-    """The optimized set of `engine`'s model, compiled on a worker thread (module docstring)."""
+    """The optimized set of `engine`'s model, compiled on a worker thread (module docstring;
+    the thread: engine/gpu/background.py)."""
 
     def __init__(self, ctx, target, graph, options, input_shapes, timer, tune_cache):
         self.ctx = ctx
-        self.t_start = time.perf_counter()
-        self.ready_s: float | None = None
-        self.result: tuple | None = None  # (program, resources, io, runtime) once built
-        self.error: str | None = None
-        self.cancelled = False
         self._warned = False
         compile_args = {"input_shapes": input_shapes, "timer": timer, "tune_cache": tune_cache}
-        args = (target, graph, replace(options, kernels="optimized"), compile_args)
-        self._thread = threading.Thread(target=self._build, args=args, daemon=True,
-                                        name=f"optimized kernels: {graph.name}")  # fmt: skip
-        self._thread.start()
+        options = replace(options, kernels=STAGED_SETS[1])
+        self._build = BackgroundBuild(lambda: self._compile(target, graph, options, compile_args),
+                                      f"optimized kernels: {graph.name}",
+                                      on_cancelled=lambda built: built[1].release())  # fmt: skip
 
-    def _build(self, target, graph, options, compile_args) -> None:
-        try:
-            program = compile_graph(graph, options, target, **compile_args)
-            if compiles_late_with_cache(self.ctx):
-                precompile(program, scratch_context(self.ctx))
-            with device_guard(self.ctx):
-                resources = Resources(program, self.ctx)
-            io = GraphIO(resources)
-            self.result = (program, resources, io, Runtime(resources, io))
-            self.ready_s = time.perf_counter() - self.t_start
-        except Exception as exc:  # the compact set stays: right, only slower
-            self.error = f"{type(exc).__name__}: {exc}"
-        if self.cancelled and self.result is not None:
-            self.result[1].release()
+    def _compile(self, target, graph, options, compile_args) -> tuple:
+        """(program, resources, io, runtime) of the optimized set."""
+        program = compile_graph(graph, options, target, **compile_args)
+        if compiles_late_with_cache(self.ctx):
+            precompile(program, scratch_context(self.ctx))
+        with device_guard(self.ctx):
+            resources = Resources(program, self.ctx)
+        io = GraphIO(resources)
+        return program, resources, io, Runtime(resources, io)
+
+    @property
+    def error(self) -> str | None:
+        """Why the optimized set failed to build (the compact set stays: right, slower)."""
+        exc = self._build.error
+        return None if exc is None else f"{type(exc).__name__}: {exc}"
+
+    @property
+    def result(self) -> tuple | None:
+        """(program, resources, io, runtime) once built and not yet taken."""
+        return self._build.result
+
+    @property
+    def ready_s(self) -> float | None:
+        """Seconds the build took, once it succeeded."""
+        return self._build.seconds if self._build.error is None else None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._build.cancelled
+
+    @cancelled.setter
+    def cancelled(self, value: bool) -> None:
+        self._build.cancelled = value
 
     @property
     def done(self) -> bool:
-        return not self._thread.is_alive()
+        return self._build.done
 
     def wait(self, timeout: float | None = None) -> bool:
-        self._thread.join(timeout)
-        return self.done
+        return self._build.wait(timeout)
 
     def take(self):
         """The built (program, resources, io, runtime), once; None while building or after
@@ -87,5 +106,5 @@ class OptimizedBuild:
             self._warned = True
             warnings.warn(f"kernels='staged': the optimized set failed to build, the compact "
                           f"set stays: {self.error}", RuntimeWarning, stacklevel=3)  # fmt: skip
-        result, self.result = self.result, None
+        result, self._build.result = self._build.result, None
         return result

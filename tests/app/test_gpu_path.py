@@ -278,7 +278,7 @@ def test_a_failed_switch_keeps_the_current_effect():
     old = p.effect
     buffers_only = next(n for n, pl in PLANNERS.items() if "texture" not in pl.kinds)
     p.switch(planner=buffers_only)
-    p.switching.thread.join(120)
+    p.switching.wait(120)
     p.process(source.read(), view)
     assert p.effect is old and p.switching is None
     assert buffers_only in p.switch_error and p.switches[0]["ok"] is False
@@ -318,7 +318,7 @@ def test_staged_kernels_start_compact_then_swap_in_the_optimized_set():
 def test_cancel_switch_closes_an_effect_built_and_not_adopted():
     p, source, view = _pipeline(["selfie_segmentation"], "segmentation", kernels="staged")
     b = p.switching
-    b.thread.join(120)  # built, never adopted (no frame was processed)
+    b.wait(120)  # built, never adopted (no frame was processed)
     (engine,) = b.result.engines.values()
     assert engine.resources._weights  # its share of the device's weights cache
     p.cancel_switch()
