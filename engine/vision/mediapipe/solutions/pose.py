@@ -6,8 +6,8 @@
   NormalizedLandmarkList (33: x, y, z and visibility; presence unset, as 0.10.14 leaves
   it), a LandmarkList (metres, origin between the hips; the same visibility), and with
   enable_segmentation the mask (H, W) float32, read-only; all None when no pose
-- options: MediaPipe's; model_complexity 0 and 2 need models MediaPipe's wheel does not
-  ship (the native Pose says which); engine options: engine_options()
+- options: MediaPipe's (model_complexity 0, 1, 2: the lite, full and heavy models);
+  engine options: engine_options()
 - usage:
     with mp.solutions.pose.Pose(enable_segmentation=True) as pose:
         res = pose.process(rgb)
