@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers.files import ROOT
 
-TEMPLATE = re.compile(r"""["']((?:app/)?[a-z0-9_]+\.wgsl)["']""")
+TEMPLATE = re.compile(r"""["']((?:app/|vision/)?[a-z0-9_]+\.wgsl)["']""")
 INCLUDE = re.compile(r"""{%-?\s*(?:include|import|from)\s+["']([^"']+\.wgsl)["']""")
 
 
@@ -27,9 +27,12 @@ def referenced_templates() -> set[str]:
 
 
 def in_wheel(name: str) -> str:
-    """Where template `name` lives in the wheel ("app/x.wgsl" is the app's namespace)."""
+    """Where template `name` lives in the wheel ("app/x.wgsl" is the app's namespace,
+    "vision/x.wgsl" engine.vision's)."""
     if name.startswith("app/"):
         return f"app/shaders/{name.removeprefix('app/')}"
+    if name.startswith("vision/"):
+        return f"engine/vision/shaders/{name.removeprefix('vision/')}"
     return f"engine/shaders/{name}"
 
 
@@ -49,6 +52,9 @@ def test_wheel_installs_only_engine_and_app(wheel_files):
     tops = {n.split("/")[0] for n in wheel_files if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"engine", "app"}
     assert "engine/catalog/manifest.json" in wheel_files
+    face = "engine/vision/data/face_geometry/"  # the vendored data and its licence
+    for name in ("geometry_pipeline_metadata_landmarks.pbtxt", "LICENSE"):
+        assert face + name in wheel_files
 
 
 def test_wheel_holds_every_template_the_code_uses(wheel_files):
@@ -59,4 +65,6 @@ def test_wheel_holds_every_template_the_code_uses(wheel_files):
     shipped = {n for n in wheel_files if n.endswith(".wgsl")}
     in_repo = {f"engine/shaders/{p.name}" for p in (ROOT / "shaders" / "engine").glob("*.wgsl")}
     in_repo |= {f"app/shaders/{p.name}" for p in (ROOT / "shaders" / "app").glob("*.wgsl")}
+    in_repo |= {f"engine/vision/shaders/{p.name}"
+                for p in (ROOT / "shaders" / "vision").glob("*.wgsl")}  # fmt: skip
     assert shipped == in_repo

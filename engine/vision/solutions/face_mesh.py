@@ -20,6 +20,12 @@
   the 478 landmarks (engine/vision/face_refinement.py), projected as the 468, the next ROI
   from all 478. Its MediaPipe custom ops run on webgpu only: backend "auto" picks webgpu
   for it whatever the adapter, "xnnpack" is a ModelError
+- face_geometry: True (MediaPipe's environment: top-left origin, 63 degrees vertical FOV,
+  near 1 cm, far 100 m) or an engine.vision.face_geometry.Environment: each face's
+  `geometry` is its FaceGeometry (the metric mesh in cm, the 4x4 pose_transform_matrix,
+  the environment), MediaPipe's FaceGeometryPipelineCalculator on its first 468 landmarks,
+  in numpy on the landmarks read back (either backend; engine/vision/face_geometry.py);
+  None without the option or with output="gpu" (nothing read back)
 - GPU: on webgpu one face (max_num_faces=1, not refined) is one GPU frame
   (gpu_frames.FaceMeshFrame: the ROI chosen on the GPU; `gpu` its buffers); otherwise the
   ROIs are decided on the CPU from what is read back, and with output="gpu" the one face's
@@ -34,7 +40,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,6 +48,12 @@ from engine.vision import records
 from engine.vision.backends import needs_webgpu
 from engine.vision.detect_track import CropModel, DetectTrack
 from engine.vision.detector import DetectorModel
+from engine.vision.face_geometry import (
+    DEFAULT_ENVIRONMENT,
+    Environment,
+    FaceGeometry,
+    face_geometry,
+)
 from engine.vision.face_refinement import NUM_LANDMARKS, check_outputs, refine_face_landmarks
 from engine.vision.gpu_frames import FaceMeshFrame, FaceMeshGpu
 from engine.vision.landmarks import crop_landmarks, landmark_outputs, project_to_frame
@@ -70,6 +82,7 @@ class FaceLandmarks:
     presence: float  # the face flag (sigmoid), above min_tracking_confidence
     roi: Rect  # the crop the model saw (normalised, rotation in radians)
     tracked: bool  # True: the ROI came from the previous frame's landmarks
+    geometry: FaceGeometry | None = None  # with face_geometry: the metric mesh and pose
 
 
 @dataclass(frozen=True)
@@ -119,7 +132,8 @@ class FaceMesh(Solution):
                  static_image_mode: bool | None = None, running_mode: str = "video",
                  max_num_faces: int = 1, refine_landmarks: bool = False,
                  min_detection_confidence: float = 0.5, min_tracking_confidence: float = 0.5,
-                 max_detections: int = 16, **options):  # fmt: skip
+                 max_detections: int = 16, face_geometry: bool | Environment = False,
+                 **options):  # fmt: skip
         if max_num_faces < 1:
             raise ValueError(f"max_num_faces must be at least 1, not {max_num_faces}")
         check_confidence(min_detection_confidence=min_detection_confidence,
@@ -131,6 +145,8 @@ class FaceMesh(Solution):
         if max_num_faces > 1 and self.output != "numpy":
             raise ValueError("output='gpu' draws one tracked face: max_num_faces=1")
         self.refine = bool(refine_landmarks)
+        self.environment = (face_geometry if isinstance(face_geometry, Environment)
+                            else DEFAULT_ENVIRONMENT if face_geometry else None)  # fmt: skip
         self.max_num_faces, self.min_tracking_confidence = max_num_faces, min_tracking_confidence
         crop = LANDMARKS[self.refine]
         detector = self.backend.model("detection", detector_model, DETECTOR.model)
@@ -185,6 +201,23 @@ class FaceMesh(Solution):
     def _configure(self, frame_size) -> None:
         self.stage.configure(frame_size)
         self._forget()  # another frame size: the tracked ROIs mean nothing
+
+    def process(self, frame, timestamp_ms: int | None = None) -> FaceMeshResult:
+        self._last_result = self._with_geometry(super().process(frame, timestamp_ms))
+        return self._last_result
+
+    def read(self, timestamp_ms: int | None = None) -> FaceMeshResult:
+        res = super().read(timestamp_ms)  # the CPU-decided path's: process() added it
+        return res if self.program is None else self._with_geometry(res)
+
+    def _with_geometry(self, res: FaceMeshResult) -> FaceMeshResult:
+        """Each face with its geometry, when asked for (both paths' results pass here)."""
+        if self.environment is None or not res.faces:
+            return res
+        faces = tuple(replace(f, geometry=face_geometry(f.landmarks, res.image_size,
+                                                        self.environment))
+                      for f in res.faces)  # fmt: skip
+        return replace(res, faces=faces)
 
     def track(self, frame, timestamp_ms) -> FaceMeshResult:
         faces, detections = self.stage.track(frame, self.frame_size)
