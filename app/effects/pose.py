@@ -7,9 +7,13 @@
 - options: style (`e`): skeleton+points, skeleton
 - usage: `PoseEffect(ctx, [detector_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
-Per frame, before the encoder opens: Pose.process() (the detector only while no body is
-tracked; the ROI, the landmark filters and the decoding run on the CPU from the read-back
-outputs), then the landmarks go up into the skeleton buffers. Inside the encoder: the draw.
+Per frame on webgpu: Pose's GPU frame (engine/vision/gpu_pose.py) is recorded into the
+frame's encoder, one submit, nothing read back: the detector, the ROI (tracked or
+detected), the landmark model, the decoding, the filters, the next ROI; the skeleton is
+drawn in place from its buffers (`draw_indirect`: none without a body; the points it
+hides have w = 0). On xnnpack, before the encoder opens: Pose.process() on the CPU-decided
+path (the detector only while no body is tracked), then the landmarks go up into the
+skeleton buffers.
 """
 
 from __future__ import annotations
@@ -31,8 +35,12 @@ class PoseEffect(Effect):
         options = {**self.solution_options(), "output": "numpy"}
         self.solution = Pose(self.spec("detection").graph, self.spec("pose_landmarks").graph,
                              **options)  # fmt: skip
-        self.skeletons = Skeletons(self.device, self.target_format, self.frame_size,
-                                   POSE_CONNECTIONS, 33, 1)  # fmt: skip
+        args = (self.device, self.target_format, self.frame_size, POSE_CONNECTIONS, 33, 1)
+        frame = self.solution.program
+        if frame is not None:  # drawn in place from the GPU frame's buffers
+            self.skeletons = Skeletons(*args, points=frame.points, args=frame.args, color=COLOR)
+        else:
+            self.skeletons = Skeletons(*args)
         self.result = None
 
     def on_result(self, result) -> None:
@@ -50,6 +58,8 @@ class PoseEffect(Effect):
         return self.skeletons.uploads
 
     def read_results(self):
+        if self.solution.program is not None:
+            return self.solution.read()  # the GPU frame's results, read back when asked
         return self.result
 
     def close(self) -> None:

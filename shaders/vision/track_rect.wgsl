@@ -52,3 +52,28 @@ fn rect_iou(a: Rect, b: Rect) -> f32 {
   let total = a.size.x * a.size.y + b.size.x * b.size.y - area;
   return select(0.0, area / total, total > 0.0);
 }
+
+// AlignmentPointsRectsCalculator: a square centred on k0, its side twice |k1 - k0|, rotated
+// as detection_rect (roi.alignment_rect).
+fn alignment_rect(k0: vec2<f32>, k1: vec2<f32>, angle: f32) -> Rect {
+  let v = k1 - k0;
+  return Rect(k0, vec2<f32>(2.0 * length(v)), normalize_radians(angle - atan2(-v.y, v.x)));
+}
+
+// PadRoi (keep_aspect_ratio): a rect's size grown to the model input's aspect (height /
+// width), and the letterbox padding (left, top, right, bottom) that leaves in the input
+// (image_to_tensor.pad_roi and letterbox_padding).
+struct Crop {
+  size: vec2<f32>,
+  padding: vec4<f32>,
+};
+
+fn pad_roi(size: vec2<f32>, input_aspect: f32) -> Crop {
+  let roi_aspect = size.y / size.x;
+  if (input_aspect > roi_aspect) {
+    let v = (1.0 - roi_aspect / input_aspect) / 2.0;
+    return Crop(vec2<f32>(size.x, size.x * input_aspect), vec4<f32>(0.0, v, 0.0, v));
+  }
+  let h = (1.0 - input_aspect / roi_aspect) / 2.0;
+  return Crop(vec2<f32>(size.y / input_aspect, size.y), vec4<f32>(h, 0.0, h, 0.0));
+}

@@ -361,9 +361,9 @@ def test_frame_copied_under_the_overlay_is_the_blitted_frame(backend):
         ("face-mesh", {(1, 0)}),
         ("selfie-segmentation", {(1, 0)}),
         ("hands", {(1, 0)}),
-        # the CPU-decided paths: their own submits and reads, counted (slow: cold compiles
-        # of two and six models on CI's 2 cores)
-        pytest.param("pose", None, marks=pytest.mark.slow),
+        ("pose", {(1, 0)}),
+        # the CPU-decided path: its own submits and reads, counted (slow: cold compiles of
+        # six models on CI's 2 cores)
         pytest.param("holistic", None, marks=pytest.mark.slow),
     ],
 )  # fmt: skip

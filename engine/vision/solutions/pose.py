@@ -32,8 +32,10 @@
 - time: the filters run on `timestamp_ms` when given, else on MediaPipe's Python clock
   (33333 us a frame), so `process(frame)` matches `mp.solutions.pose` frame for frame
 - the body part (`BodyTracker`) is Holistic's too
-- GPU: on webgpu the pre-processing, both models and the SSD decode run on the GPU; the
-  ROI, the decoding, the filters and the mask's warp are numpy/OpenCV on what is read back
+- GPU: on webgpu Pose's whole frame runs on the GPU (engine/vision/gpu_pose.py: the ROI,
+  the decoding, the filters and the mask's warp in compute passes, one submit and one read
+  a frame, nothing read on an app's `steps()` path); Holistic's body part, and Pose with
+  `program = None`, decide on the CPU: numpy/OpenCV on what is read back
 - usage:
     with Pose(enable_segmentation=True) as pose:
         for rgb in frames:
@@ -50,6 +52,7 @@ import numpy as np
 
 from engine.errors import ModelError
 from engine.vision import records
+from engine.vision.connections import POSE_CONNECTIONS
 from engine.vision.detect_track import CropModel, DetectTrack
 from engine.vision.detector import DetectorModel
 from engine.vision.landmarks import (
@@ -312,6 +315,24 @@ class Pose(Solution):
             min_tracking_confidence=min_tracking_confidence, max_detections=max_detections,
             tracking=self.tracking,
         )  # fmt: skip
+        self.program = self.backend.gpu_stage(lambda: self._gpu_frame(model_complexity))
+
+    @property
+    def gpu(self):
+        """The GPU frame's buffers on webgpu (gpu_pose.PoseFrame: points, args, tally,
+        pose, mask), else None."""
+        return self.program
+
+    def _gpu_frame(self, model_complexity: int):
+        from engine.vision.gpu_pose import PoseFrame
+
+        return PoseFrame(
+            self.backend, self.body.stage.detector, self.backend.engines["pose_landmark"],
+            LANDMARKS[model_complexity], self.body, num_landmarks=NUM_LANDMARKS,
+            num_body=NUM_BODY, heatmap_kernel=HEATMAP_KERNEL, pose_roi=POSE_ROI,
+            pairs=len(POSE_CONNECTIONS), result=PoseResult,
+            frame_size=lambda: self.frame_size,
+        )  # fmt: skip
 
     @classmethod
     def models(cls, model_complexity: int = 1, **_) -> tuple[str, ...]:
@@ -321,10 +342,14 @@ class Pose(Solution):
     def reset(self) -> None:
         """Forget the tracked pose, the filters and the last timestamp (a new video)."""
         self.body.new_filters()
+        if self.program is not None:
+            self.program.reset()
         self._last_ts = None
 
     def _configure(self, frame_size) -> None:
         self.body.configure(frame_size)
+        if self.program is not None:
+            self.program.configure(frame_size)
 
     def track(self, frame, timestamp_ms) -> PoseResult:
         return self.body(frame, timestamp_ms)
