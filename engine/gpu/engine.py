@@ -185,6 +185,9 @@ class Engine:
             build.cancelled, self._staged = True, None
             if build.done and build.result is not None:
                 build.result[1].release()
+        runtime = getattr(self, "runtime", None)
+        if runtime is not None:
+            runtime.release_gates()
         resources = getattr(self, "resources", None)
         if resources is not None:
             resources.release()
@@ -295,14 +298,17 @@ class Engine:
             outputs, self.stats = self.runtime.run(feeds, sync or self.sync)
         return outputs
 
-    def encode(self, encoder) -> RunStats:
+    def encode(self, encoder, gate=None) -> RunStats:
         """Record the model into a caller's command encoder: one compute pass, no transfers.
 
         The caller has written the inputs' PHWC4 buffers (see tensor_layout(), e.g. with a
-        pre-process kernel) and reads the outputs' in its own passes."""
+        pre-process kernel) and reads the outputs' in its own passes. `gate`: (buffer, byte
+        offset) of a u32 word a GPU stage writes before this pass: the model runs only
+        where it is non-zero (its dispatches indirect, their counts 0 otherwise:
+        engine/gpu/gate.py)."""
         self._not_staged("encode()")
         with device_guard(self.ctx):
-            self.stats = self.runtime.encode(encoder)
+            self.stats = self.runtime.encode(encoder, gate)
         return self.stats
 
     def profile(self, feeds) -> list[DispatchTime]:

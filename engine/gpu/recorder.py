@@ -66,3 +66,37 @@ def record(pass_, dispatches: Iterable, stats, direct: bool = True) -> None:
             dispatch(handle, *d.grid)
         count += 1
     stats.dispatches += count
+
+
+@cache
+def direct_indirect():
+    """wgpu-native's DispatchWorkgroupsIndirect, or None."""
+    try:
+        from wgpu.backends.wgpu_native._ffi import lib
+
+        return lib.wgpuComputePassEncoderDispatchWorkgroupsIndirect
+    except (ImportError, AttributeError):
+        return None
+
+
+def record_indirect(pass_, dispatches: Iterable, args, stride: int, stats) -> None:
+    """Record `dispatches`, dispatch i's work group count read from `args` at i * stride
+    (engine/gpu/gate.py writes it); the same direct calls as record() where it can."""
+    functions, indirect = direct_functions(), direct_indirect()
+    handle = getattr(pass_, "_internal", None)
+    buffer = getattr(args, "_internal", None)
+    usable = None not in (functions, indirect, handle, buffer)
+    count = 0
+    for i, d in enumerate(dispatches):
+        native = d.native if usable else None
+        if native is None:
+            pass_.set_pipeline(d.pipeline)
+            pass_.set_bind_group(0, d.group)
+            pass_.dispatch_workgroups_indirect(args, i * stride)
+        else:
+            set_pipeline, set_bind_group, _, null = functions
+            set_pipeline(handle, native[0])
+            set_bind_group(handle, 0, native[1], 0, null)
+            indirect(handle, buffer, i * stride)
+        count += 1
+    stats.dispatches += count

@@ -63,6 +63,7 @@ class Runtime:
         self._total += sum(len(s.dispatches) for s in res.steps if isinstance(s, Segment))
         self.submits = submit_plan(res.ctx.info)
         self.direct_recording = True  # recorder.py; False: through wgpu-py's methods
+        self.gates: dict = {}  # (id(gate buffer), offset) -> (buffer, GatedDispatches)
 
     @property
     def submits(self) -> SubmitPlan:
@@ -121,7 +122,9 @@ class Runtime:
         record(pass_, dispatches[start:], stats, self.direct_recording)
         return encoder, pass_
 
-    def encode(self, encoder) -> RunStats:
+    def encode(self, encoder, gate=None) -> RunStats:
+        """The model's dispatches into one compute pass of `encoder`; behind `gate`
+        ((buffer, byte offset) of a u32 word, non-zero: run) when given (gate.py)."""
         if any(isinstance(step, CpuStep) for step in self.res.steps):
             raise ModelError(
                 f"{self.graph.name}: ops {self.res.program.fallback_ops} run on the CPU; the "
@@ -129,10 +132,29 @@ class Runtime:
             )
         stats = RunStats()
         pass_ = encoder.begin_compute_pass()
-        for segment in self.res.segments:
-            record(pass_, segment.dispatches, stats, self.direct_recording)
+        if gate is None:
+            for segment in self.res.segments:
+                record(pass_, segment.dispatches, stats, self.direct_recording)
+        else:
+            self._gated(gate).record(pass_, stats)
         pass_.end()
         return stats
+
+    def _gated(self, gate):
+        """The model behind this gate word: one GatedDispatches per (buffer, offset)."""
+        from engine.gpu.gate import GatedDispatches
+
+        buffer, offset = gate
+        key = (id(buffer), offset)
+        if key not in self.gates:
+            dispatches = [d for s in self.res.segments for d in s.dispatches]
+            self.gates[key] = (buffer, GatedDispatches(self.res.ctx, dispatches, buffer, offset))
+        return self.gates[key][1]
+
+    def release_gates(self) -> None:
+        for _, gated in self.gates.values():
+            gated.destroy()
+        self.gates = {}
 
     def profile(self, feeds, sync: str) -> list[DispatchTime]:
         """GPU time of every dispatch of one run (a pass of its own each, so the total is a

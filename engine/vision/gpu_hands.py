@@ -50,6 +50,7 @@ ASSOCIATE_BINDINGS = (
     Binding("in", name="tracked", type="array<vec4<f32>>"),
     Binding("out", name="slots", type="array<vec4<f32>>"),
     Binding("out", name="status", type="array<u32>"),
+    Binding("out", name="gates", type="array<u32>"),
 )
 DECODE_BINDINGS = (
     Binding("in", name="landmarks", type="array<vec4<T>>"),
@@ -69,6 +70,7 @@ FINISH_BINDINGS = (
     Binding("out", name="labels", type="array<vec4<f32>>"),
     Binding("out", name="args", type="array<u32>"),
     Binding("out", name="tally", type="array<u32>"),
+    Binding("out", name="gates", type="array<u32>"),
 )
 
 
@@ -98,6 +100,9 @@ class HandsFrame(GpuFrame):
         self.labels = zeros_buffer(dev, self.slots_n * 16, store)
         self.args = zeros_buffer(dev, 32, store | usage.INDIRECT)
         self.tally = zeros_buffer(dev, 16, store)
+        # u32 gates the GPU writes for the models of the next steps: [0] the palm
+        # detector (written at the end of a frame for the next), [1 + k] crop slot k
+        self.gates = zeros_buffer(dev, 4 * (1 + self.slots_n), store)
         d = detector.decoder
         g = engine.graph
         _, in_h, in_w, _ = engine.tensor_layout(input_name(g)).phwc4
@@ -116,11 +121,13 @@ class HandsFrame(GpuFrame):
         self.associate_group = bind_group(dev, self.associate, ASSOCIATE_BINDINGS, {
             "detections": d.detections, "det_status": d.status, "params": d.params,
             "tracked": self.tracked, "slots": self.slots, "status": self.status,
+            "gates": self.gates,
         })  # fmt: skip
         self._crop_stages(backend, engine, crop, threshold, normalize_z, in_w, in_h)
         nxt = rect_params(next_roi)
         source = render_shader(
             "vision/hands_finish.wgsl", FINISH_BINDINGS, n=NUM_LANDMARKS, slots=self.slots_n,
+            max_objects=max_objects,
             tracking="true" if tracking else "false", pairs=pairs, scale_x=nxt["scale_x"],
             scale_y=nxt["scale_y"], shift_x=nxt["shift_x"], shift_y=nxt["shift_y"],
             square=nxt["square"],
@@ -129,12 +136,13 @@ class HandsFrame(GpuFrame):
         self.finish_group = bind_group(dev, self.finish, FINISH_BINDINGS, {
             "slots": self.slots, "status": self.status, "hands": self.hands,
             "tracked": self.tracked, "points": self.points, "labels": self.labels,
-            "args": self.args, "tally": self.tally,
+            "args": self.args, "tally": self.tally, "gates": self.gates,
         })  # fmt: skip
         self.readback.add("tally", self.tally)
         self.readback.add("slots", self.slots)
         self.readback.add("hands", self.hands)
         detector.add_readback(self.readback)
+        self.reset()
 
     def _crop_stages(self, backend, engine, crop, threshold, normalize_z, in_w, in_h) -> None:
         """A pre-process and a decode per slot (each with its own uniform)."""
@@ -166,14 +174,16 @@ class HandsFrame(GpuFrame):
     def reset(self) -> None:
         """Forget the tracked hands: the next frame's detections count."""
         self.device.queue.write_buffer(self.tracked, 0, np.zeros(4, np.float32))
+        self.device.queue.write_buffer(self.gates, 0, np.array([1], np.uint32))
 
     def steps(self, view) -> list:
-        steps = [*self.detector.steps(view),
+        steps = [*self.detector.steps(view, gate=(self.gates, 0)),
                  ("postprocess", lambda enc: dispatch(enc, self.associate,
                                                       self.associate_group, (1, 1, 1)))]  # fmt: skip
         for k in range(self.slots_n):
             steps += [("preprocess", lambda enc, k=k: self._crop(enc, k, view)),
-                      ("inference", self.engine.encode),
+                      ("inference", lambda enc, k=k: self.engine.encode(
+                          enc, gate=(self.gates, 4 * (1 + k)))),
                       ("postprocess", lambda enc, k=k: dispatch(enc, self.decode,
                                                                 self.decode_groups[k],
                                                                 (1, 1, 1)))]  # fmt: skip
@@ -212,7 +222,7 @@ class HandsFrame(GpuFrame):
     def destroy(self) -> None:
         super().destroy()
         for buf in (self.slots, self.status, self.hands, self.tracked, self.points,
-                    self.labels, self.args, self.tally, *self.slot_index):  # fmt: skip
+                    self.labels, self.args, self.tally, self.gates, *self.slot_index):  # fmt: skip
             buf.destroy()
         for pre in self.pre:
             pre.roi.destroy()

@@ -95,6 +95,7 @@ FINISH_BINDINGS = (
     Binding("out", name="points", type="array<vec4<f32>>"),
     Binding("out", name="args", type="array<u32>"),
     Binding("out", name="tally", type="array<u32>"),
+    Binding("out", name="gate", type="array<u32>"),
 )
 
 
@@ -136,6 +137,9 @@ class PoseFrame(GpuFrame):
         self.points = zeros_buffer(dev, num_body * 16, store | usage.VERTEX)
         self.args = zeros_buffer(dev, 32, store | usage.INDIRECT)
         self.tally = zeros_buffer(dev, 16, store)
+        # u32: whether the next frame's detector runs (no body tracked into it), written at
+        # the end of a frame; the app's path records the detector behind it
+        self.gate = zeros_buffer(dev, 16, store)
         self.clock = zeros_buffer(dev, 16, usage.UNIFORM | usage.COPY_DST)
         self.mask = None
         g = engine.graph
@@ -199,7 +203,8 @@ class PoseFrame(GpuFrame):
         self.finish_pass = pipeline(
             "pose_finish", FINISH_BINDINGS,
             {"slot": self.slot, "pose": self.pose, "tracked": self.tracked,
-             "points": self.points, "args": self.args, "tally": self.tally},
+             "points": self.points, "args": self.args, "tally": self.tally,
+             "gate": self.gate},
             body=num_body, tracking=_wgsl_bool(body.tracking), pairs=pairs,
             visible=wgsl_float(VISIBLE), target=roi["target"], scale_x=roi["scale_x"],
             scale_y=roi["scale_y"], shift_x=roi["shift_x"], shift_y=roi["shift_y"],
@@ -252,6 +257,7 @@ class PoseFrame(GpuFrame):
         """Forget the tracked body, the filters, the last mask and the clock (a new video)."""
         q = self.device.queue
         q.write_buffer(self.tracked, 0, np.zeros(4, np.float32))
+        q.write_buffer(self.gate, 0, np.array([1], np.uint32))
         state = np.zeros((4, 4), np.uint32)
         state[:3, 3] = np.array([self.frequency] * 3, np.float32).view(np.uint32)
         q.write_buffer(self.state, 0, state)
@@ -280,7 +286,8 @@ class PoseFrame(GpuFrame):
 
     def steps(self, view) -> list:
         """A frame for the caller's encoder, on the Python clock (no timestamp here); the
-        detector always runs (nothing is read back: the GPU decides)."""
+        detector is recorded behind the gate the last frame wrote (nothing is read back:
+        the GPU decides, and skips the model while a body is tracked)."""
         self._tick(None)
         self.present, self.ran_detector = False, True
         return self.frame_steps(view)
@@ -299,7 +306,7 @@ class PoseFrame(GpuFrame):
                 dispatch(enc, p, group, grid)
             self._dispatch(enc, self.finish_pass)
 
-        detector = self.detector.steps(view) if self.ran_detector else []
+        detector = self.detector.steps(view, gate=(self.gate, 0)) if self.ran_detector else []
         return [
             *detector,
             ("preprocess", crop),
@@ -351,7 +358,7 @@ class PoseFrame(GpuFrame):
         super().destroy()
         for buf in (self.slot, self.tracked, self.decoded, self.state, self.steps_buffer,
                     self.filters, self.pose, self.points, self.args, self.tally, self.clock,
-                    self.pre.roi):  # fmt: skip
+                    self.gate, self.pre.roi):  # fmt: skip
             buf.destroy()
         if self.mask is not None:
             self.mask.destroy()

@@ -16,11 +16,13 @@
 {{ bindings.labels }}
 {{ bindings.args }}
 {{ bindings.tally }}
+{{ bindings.gates }}  // u32: [0] whether the next frame's palm detector runs
 
 {% include "vision/track_rect.wgsl" %}
 
 const N: u32 = {{ n }}u;
 const SLOTS: u32 = {{ slots }}u;
+const MAX_OBJECTS: u32 = {{ max_objects }}u;
 const SLOT_VEC4: u32 = 6u;
 const HAND_VEC4: u32 = 1u + 2u * N;
 const TRACKING: bool = {{ tracking }};
@@ -92,7 +94,11 @@ fn main() {
     }
     kept++;
   }
-  tracked[0] = vec4<f32>(f32(select(0u, kept, TRACKING)), 0.0, 0.0, 0.0);
+  let n_tracked = select(0u, kept, TRACKING);
+  tracked[0] = vec4<f32>(f32(n_tracked), 0.0, 0.0, 0.0);
+  // the next frame's detections count only with fewer hands tracked (track_associate.wgsl):
+  // only then does its palm detector run
+  gates[0] = select(0u, 1u, n_tracked < MAX_OBJECTS);
   args[0] = 6u;  // segments: 6 vertices each, one instance per (hand, pair)
   args[1] = kept * PAIRS;
   args[2] = 0u;

@@ -14,6 +14,7 @@
 {{ bindings.points }}
 {{ bindings.args }}
 {{ bindings.tally }}
+{{ bindings.gate }}  // u32: whether the next frame's detector runs
 
 {% include "vision/track_rect.wgsl" %}
 
@@ -47,6 +48,7 @@ fn main() {
     n_tracked = 1.0;
   }
   tracked[0] = vec4<f32>(n_tracked, 0.0, 0.0, 0.0);
+  gate[0] = select(1u, 0u, n_tracked > 0.5);  // pose_roi.wgsl ignores detections then
   let shown = select(0u, 1u, kept);
   args[0] = 6u;  // segments: 6 vertices each, one instance per pair
   args[1] = shown * PAIRS;

@@ -25,6 +25,7 @@ struct Params {
 {{ bindings.tracked }}
 {{ bindings.slots }}
 {{ bindings.status }}
+{{ bindings.gates }}  // u32: [0] the detector (hands_finish.wgsl), [1 + k] slot k
 
 {% include "vision/track_rect.wgsl" %}
 
@@ -127,6 +128,7 @@ fn main() {
     } else {
       slots[k * SLOT_VEC4 + 3u].w = 0.0;
     }
+    gates[1u + k] = select(0u, 1u, k < n_kept);  // an empty slot's model does not run
   }
   status[0] = n_kept;
   status[1] = select(0u, 1u, n_tracked < MAX_OBJECTS);

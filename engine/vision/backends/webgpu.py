@@ -141,10 +141,13 @@ class GpuDetector:
         self.readback.counts.submit(device, encoder)
         return self.parse(self.readback.read())
 
-    def steps(self, view) -> list:
+    def steps(self, view, gate=None) -> list:
+        """The detector's work for a caller's encoder; `gate` ((buffer, byte offset) of a
+        u32 word a GPU stage wrote): the model runs only where it is non-zero (a GPU frame
+        that tracks its objects skips it; Engine.encode)."""
         return [
             ("preprocess", lambda enc: self.pre.encode(enc, view)),
-            ("inference", self.engine.encode),
+            ("inference", lambda enc: self.engine.encode(enc, gate)),
             ("postprocess", self.decoder.encode),
         ]
 
