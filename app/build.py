@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from app.effects.base import DepthBuffer
 from engine.gpu import BackgroundBuild, Fence, Progress, report_to, warm_up
 
 
@@ -197,11 +198,19 @@ def warm_effect(effect, frame_view, target_format: str, sync: str = "sleep", hud
     encoder = device.create_command_encoder()
     for _, encode in effect.steps(frame_view):
         encode(encoder)
+    view = target.create_view()
+    depth, fmt = DepthBuffer(), effect.depth_format  # as FramePipeline.submit makes the pass
+    attach = {} if fmt is None else {"depth_stencil_attachment": depth.attachment(device, (w, h),
+                                                                                  fmt)}  # fmt: skip
     rp = encoder.begin_render_pass(color_attachments=[{
-        "view": target.create_view(), "clear_value": (0, 0, 0, 1), "load_op": "clear",
-        "store_op": "store"}])  # fmt: skip
+        "view": view, "clear_value": (0, 0, 0, 1), "load_op": "clear",
+        "store_op": "store"}], **attach)  # fmt: skip
     effect.draw(rp, frame_view)
     if hud is not None:
+        if attach:
+            rp.end()
+            rp = encoder.begin_render_pass(color_attachments=[{
+                "view": view, "load_op": "load", "store_op": "store"}])  # fmt: skip
         hud.warm(rp)
     rp.end()
     fence = Fence(device)
@@ -209,6 +218,7 @@ def warm_effect(effect, frame_view, target_format: str, sync: str = "sleep", hud
     device.queue.submit([encoder.finish()])
     fence.wait(sync)
     target.destroy()
+    depth.destroy()
     reset = getattr(effect.solution, "reset", None)
     if reset is not None:
         reset()

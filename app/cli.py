@@ -95,7 +95,7 @@ def run(args, stop: StopSignals) -> int:
     from app.models import choose_effect, load_model, solution_models
     from app.options import default_kernels
     from app.output import DEFAULT_OUTPUT, check_frame_size
-    from app.preflight import check_options, check_outputs
+    from app.preflight import check_effect_files, check_options, check_outputs
     from app.sources import IMAGE_SUFFIXES, open_source
 
     stop.stage = "checking the options"
@@ -113,6 +113,7 @@ def run(args, stop: StopSignals) -> int:
     if args.style == "irises" and not any(s.refined for s in specs):
         raise AppError("--style irises draws the refined landmarks: add --refine-landmarks "
                        "(face_landmark_with_attention)")  # fmt: skip
+    check_effect_files(args, effect)
     stop.stage = "checking the display and the output"
     check_outputs(args, DEFAULT_OUTPUT)
     limit = args.frames

@@ -95,6 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
     styles = "; ".join(f"{e.name}: {', '.join(e.styles)}" for e in EFFECTS.values())
     p.add_argument("--style", metavar="NAME",
                    help=f"initial effect style ({styles}); the e key cycles")  # fmt: skip
+    p.add_argument("--object", metavar="FILE.obj",
+                   help="face-mesh, glasses style: the 3D object put on each face (a "
+                        "Wavefront .obj, or a MediaPipe Mesh3d .pbtxt, in the canonical face's "
+                        "frame: centimetres, y up, z out of the face); default MediaPipe's "
+                        "example glasses")  # fmt: skip
+    p.add_argument("--texture", metavar="FILE",
+                   help="face-mesh, paint style: the image painted on each face through the "
+                        "canonical face's UVs (8-bit PNG, JPEG, ...; alpha blends), and the "
+                        "--object's texture; default a pattern of the app's")  # fmt: skip
+    p.add_argument("--max-faces", type=int, default=1, metavar="N",
+                   help="face-mesh: track up to N faces (MediaPipe's max_num_faces, default "
+                        "1); above 1 the ROIs are decided on the CPU and the glasses and paint "
+                        "styles draw every face, the other styles the first")  # fmt: skip
     p.add_argument("--sync", default="sleep", choices=SYNC_MODES,
                    help="how the CPU waits for the GPU each frame: sleep (block) or spin "
                         "(poll without sleeping); s toggles it live")  # fmt: skip

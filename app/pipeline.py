@@ -34,6 +34,7 @@ import numpy as np
 
 from app.build import Build, BuildStatus, StartupLine, since_launch, warm_effect
 from app.effects import effect_class
+from app.effects.base import DepthBuffer
 from app.results import FaceTally, ResultsWriter
 from app.sources import Frame, FrameUploader
 from app.timeline import FrameRecord, Timeline
@@ -121,7 +122,7 @@ class FramePipeline:
                  storage: str = "auto", kernels: str = "optimized", backend: str = "auto",
                  gpu_timing: bool = True,
                  results: str | None = None, style: int = 0, build: bool = True,
-                 status: BuildStatus | None = None):  # fmt: skip
+                 status: BuildStatus | None = None, effect_options: dict | None = None):  # fmt: skip
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, not {sync!r}")
         self.ctx, self.device = ctx, ctx.device
@@ -142,7 +143,9 @@ class FramePipeline:
         self.options = {"precision": precision, "planner": planner, "storage": storage,
                         "kernels": STAGED_SETS[0] if self.staged else kernels,
                         "backend": backend}  # fmt: skip
+        self.effect_options = dict(effect_options or {})  # the effect's own (--object ...)
         self.uploader = FrameUploader(self.device, frame_size)
+        self.depth = DepthBuffer()  # the pass's depth attachment, for effects that ask
         self.effect = None  # until set_effect(): build=False builds it elsewhere
         self.switching: Build | None = None  # a background rebuild (switch())
         self.switch_error: str | None = None
@@ -183,7 +186,7 @@ class FramePipeline:
         so compile on a scratch device where that keeps the display's queue free."""
         opts = {**self.options, **changes}
         effect = effect_class(self.effect_name)(
-            self.ctx, self.specs, self.frame_size, self.target_format, **opts
+            self.ctx, self.specs, self.frame_size, self.target_format, **opts, **self.effect_options
         )
         effect.style = self.effect.style if self.effect is not None else self.style
         effect.on_style()
@@ -347,11 +350,19 @@ class FramePipeline:
         copied = self.effect.plain_background and self.uploader.copy_into(
             encoder, target_view.texture
         )
+        fmt = self.effect.depth_format  # 3D effects: a depth attachment, this pass only
+        depth = {} if fmt is None else {
+            "depth_stencil_attachment": self.depth.attachment(self.device,
+                                                              target_view.texture.size, fmt)}  # fmt: skip
         rp = encoder.begin_render_pass(color_attachments=[{
             "view": target_view, "clear_value": (0, 0, 0, 1),
-            "load_op": "load" if copied else "clear", "store_op": "store"}])  # fmt: skip
+            "load_op": "load" if copied else "clear", "store_op": "store"}], **depth)  # fmt: skip
         self.effect.draw(rp, None if copied else frame_view)
         if draw_data is not None:
+            if depth:  # the HUD's pipeline has no depth state: a pass of its own
+                rp.end()
+                rp = encoder.begin_render_pass(color_attachments=[{
+                    "view": target_view, "load_op": "load", "store_op": "store"}])  # fmt: skip
             hud.render(draw_data, rp)
         rp.end()
         if slot.marks:
@@ -440,7 +451,8 @@ def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,
     from app.effects import effect_info
     from app.options import default_kernels
 
-    styles = effect_info(effect).styles
+    info = effect_info(effect)
+    styles = info.styles
     status = BuildStatus(effect, [s.name for s in specs], StartupLine() if echo else None)
     pipeline = FramePipeline(
         ctx, specs, effect, size, target_format, sync=args.sync, precision=args.precision,
@@ -448,6 +460,7 @@ def make_pipeline(args, ctx, specs, effect: str, size, target_format: str, *,
         kernels=args.kernels or default_kernels(args.headless), backend=args.backend,
         results=getattr(args, "results", None), build=build, status=status,
         style=styles.index(args.style) if args.style in styles else 0,
+        effect_options=info.cls.options_from(args),
     )  # fmt: skip
     if build:
         pipeline.timeline.startup["ready"] = since_launch()

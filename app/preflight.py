@@ -3,7 +3,8 @@
 - input: the parsed options (app/options.py)
 - output: nothing, or an AppError with one line (the CLI exits 2)
 - checks, in app/cli.py's order: the options among themselves (`check_options`); the
-  models' files are read; a display for the window (GLFW would abort the process, SIGABRT,
+  models' files are read; the face effects' files, --object and --texture, are read and
+  checked (`check_effect_files`: app/effects/face_assets.py); a display for the window (GLFW would abort the process, SIGABRT,
   when it has none) or the output video (app/output.py: extension, folder, codec), and
   the --stats / --results folders (`check_outputs`); then the input (camera or file) and
   the adapter; only then the compile.
@@ -33,6 +34,8 @@ def check_options(args) -> None:
     if getattr(args, "refine_landmarks", False) and args.solution != "face-mesh":
         raise AppError("--refine-landmarks goes with --solution face-mesh (or give "
                        "face_landmark_with_attention.tflite as the second --model)")  # fmt: skip
+    if getattr(args, "max_faces", 1) < 1:
+        raise AppError("--max-faces must be at least 1")
     if args.model and len(args.model) > 2:
         raise AppError("at most two --model (face mesh: face detection + face_landmark)")
     if args.headless and args.frames is None and args.input.isdigit():
@@ -40,6 +43,24 @@ def check_options(args) -> None:
     if not args.headless and args.output:
         raise AppError("--output writes a video in headless mode: add --headless (the window "
                        "shows the frames, it does not write them)")  # fmt: skip
+
+
+def check_effect_files(args, effect: str) -> None:
+    """--object / --texture (and --max-faces) go with the face mesh effect; the files are
+    read as the effect will read them: not found, unreadable, no OBJ, no triangles, no
+    8-bit image... each one line."""
+    from app.effects.face_assets import load_object, load_texture
+
+    obj, texture = getattr(args, "object", None), getattr(args, "texture", None)
+    given = [o for o, v in (("--object", obj), ("--texture", texture),
+                            ("--max-faces", getattr(args, "max_faces", 1) != 1)) if v]  # fmt: skip
+    if given and effect != "face-mesh":
+        raise AppError(f"{given[0]} goes with the face-mesh effect (--solution face-mesh: its "
+                       f"glasses and paint styles), not {effect}")  # fmt: skip
+    if obj:
+        load_object(Path(obj))
+    if texture:
+        load_texture(Path(texture))
 
 
 def check_outputs(args, default_output: str) -> None:

@@ -55,6 +55,9 @@ def test_wheel_installs_only_engine_and_app(wheel_files):
     face = "engine/vision/data/face_geometry/"  # the vendored data and its licence
     for name in ("geometry_pipeline_metadata_landmarks.pbtxt", "LICENSE"):
         assert face + name in wheel_files
+    effect = "app/assets/face_effect/"  # ar-demo's default glasses and their licence
+    for name in ("glasses.pbtxt", "glasses.png", "LICENSE", "README.md"):
+        assert effect + name in wheel_files
 
 
 def test_wheel_holds_every_template_the_code_uses(wheel_files):

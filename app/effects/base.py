@@ -16,6 +16,9 @@ An effect turns the frame texture into a picture:
   (app/pipeline.py builds a whole new effect off the display thread instead); `close()`;
 - `read_results()`: the frame's results as numbers (--results only: one read-back);
   `face_flag`: where a 4-byte face flag lives on the GPU (app/results.FaceTally), or None;
+- `depth_format`: None, or the depth attachment's format the render pass needs for the
+  current style (3D face effects; `DepthBuffer` makes it); `options_from(args)`: the
+  effect's own options from the command line (its constructor's keywords);
 - `frame_counts`: the submits and blocking reads the solution made in the last prepare.
 A subclass sets `needs` (model roles, --model order), `styles`, and its module names it
 `EFFECT` (app/effects/__init__.py).
@@ -72,6 +75,33 @@ def overlay_params(frame_size: tuple[int, int], style: int) -> np.ndarray:
     data = np.array([*frame_size, 0, 0], np.float32)
     data.view(np.uint32)[2] = style
     return data
+
+
+class DepthBuffer:
+    """The render pass's depth attachment for an effect whose `depth_format` asks for one:
+    one texture of the target's size, made again when the size or format changes. Frames
+    in flight share it: the queue runs their passes in order, each clears it."""
+
+    def __init__(self):
+        self.texture = self.view = None
+
+    def attachment(self, device, size, fmt: str) -> dict:
+        import wgpu
+
+        w, h = int(size[0]), int(size[1])
+        t = self.texture
+        if t is None or (t.size[0], t.size[1]) != (w, h) or t.format != fmt:
+            self.destroy()
+            self.texture = device.create_texture(size=(w, h, 1), format=fmt,
+                                                 usage=wgpu.TextureUsage.RENDER_ATTACHMENT)  # fmt: skip
+            self.view = self.texture.create_view()
+        return {"view": self.view, "depth_clear_value": 1.0, "depth_load_op": "clear",
+                "depth_store_op": "discard"}  # fmt: skip
+
+    def destroy(self) -> None:
+        if self.texture is not None:
+            self.texture.destroy()
+        self.texture = self.view = None
 
 
 class Effect:
@@ -154,6 +184,16 @@ class Effect:
     @property
     def face_flag(self) -> tuple[object, int, str] | None:
         return None
+
+    @property
+    def depth_format(self) -> str | None:
+        """The render pass's depth attachment format this style needs (None: none)."""
+        return None
+
+    @classmethod
+    def options_from(cls, args) -> dict:
+        """This effect's own keywords from ar-demo's options (app/options.py)."""
+        return {}
 
     def build(self) -> None:
         """Make `self.solution` and the draw pipelines."""

@@ -1,28 +1,49 @@
-"""Face mesh effect: engine.vision.FaceMesh's 468 landmarks drawn from its vertex buffer.
+"""Face mesh effect: engine.vision.FaceMesh's 468 landmarks drawn from its vertex buffer,
+or effects anchored in 3D on each face.
 
 - input: the frame texture; an SSD face detector and face_landmark (468 x 3 + face flag)
-- output: the camera frame with the mesh points (and the rotated crop outline)
-- options: style (`e`): points+roi, points, tesselation, contours, irises (MediaPipe's
-  connection sets, engine/vision/connections.py, drawn from the same buffer; hidden by the
-  face flag); irises only with face_landmark_with_attention (478 landmarks: FaceMesh's
-  refine_landmarks, on the CPU-decided path, its points uploaded where the draws read them)
+- output: the camera frame with the mesh points (and the rotated crop outline), or with
+  glasses on each face, or the face painted
+- options: style (`e`): points+roi, points, tesselation, contours, glasses, paint, irises
+  (MediaPipe's connection sets, engine/vision/connections.py, drawn from the same buffer;
+  hidden by the face flag); irises only with face_landmark_with_attention (478 landmarks:
+  FaceMesh's refine_landmarks, on the CPU-decided path, its points uploaded where the draws
+  read them);
+  glasses and paint (app/effects/face_3d.py: from FaceMesh's face geometry, pose and
+  metric mesh, on the GPU; a depth attachment): `object_path` (--object, default
+  MediaPipe's glasses), `texture_path` (--texture: the paint's, and the object's when one
+  is given; default a pattern made by app/effects/face_assets.py), `max_faces` (--max-faces:
+  FaceMesh's max_num_faces; above 1 the CPU-decided path, every face's geometry uploaded:
+  the 3D styles draw every face, the points and lines the first)
 - usage: `FaceMeshEffect(ctx, [detector_spec, landmark_spec], (640, 480), "bgra8unorm")`
 
 Steps per frame, one encoder, nothing read back: the solution's (detector -> detection ROI;
 the ROI from the previous frame's landmarks while the face is tracked, chosen on the GPU;
 crop -> face_landmark -> projection to frame pixels), then a 4-byte GPU copy of the point
 count (468, or 0 without a face) into this effect's DrawIndirect args.
-Draw: `draw_indirect` of round point quads (shaders/app/mesh.wgsl) and the ROI outline.
+Draw: `draw_indirect` of round point quads (shaders/app/mesh.wgsl) and the ROI outline;
+the 3D styles: the face occluders into depth, then the object or the paint, one instance
+per face slot (face_3d.py).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.effects.base import Effect, overlay_params, render_pipeline
+from app.effects.face_3d import DEPTH_FORMAT, STYLES, Face3d
+from app.effects.face_assets import glasses, load_object, load_texture, paint_pattern
 from app.effects.face_detection import indirect_args
 from app.effects.skeleton import Skeletons
 from app.errors import AppError
 from engine.gpu import Binding, bind_group
-from engine.vision import FACEMESH_CONTOURS, FACEMESH_IRISES, FACEMESH_TESSELATION, FaceMesh
+from engine.vision import (
+    FACEMESH_CONTOURS,
+    FACEMESH_IRISES,
+    FACEMESH_TESSELATION,
+    Environment,
+    FaceMesh,
+)
 
 # style -> the connection sets it draws: (pairs, thickness, RGBA)
 CONTOURS = (FACEMESH_CONTOURS, 2.0, (0.35, 1.0, 0.9, 0.95))
@@ -42,10 +63,42 @@ ROI_BINDINGS = (
 )
 
 
+def effect_assets(object_path: str | None, texture_path: str | None):
+    """(object Mesh3d, its RGBA texture, the paint's RGBA texture) the options ask for
+    (module docstring); AppError when a file cannot be used (app/effects/face_assets.py)."""
+    paint = load_texture(Path(texture_path)) if texture_path else paint_pattern()
+    if object_path is None:
+        obj, texture = glasses()
+    else:
+        obj = load_object(Path(object_path))
+        texture = paint.copy()
+        if not texture_path:
+            texture[..., 3] = 255  # the pattern on an object: opaque
+    return obj, texture, paint
+
+
 class FaceMeshEffect(Effect):
     name = "face-mesh"
     needs = ("detection", "landmarks")
-    styles = ("points+roi", "points", "tesselation", "contours", "irises")
+    # irises last: without the refined model it is left out and the others keep their index
+    styles = ("points+roi", "points", "tesselation", "contours", *STYLES, "irises")
+
+    def __init__(self, *args, object_path: str | None = None, texture_path: str | None = None,
+                 max_faces: int = 1, **kwargs):  # fmt: skip
+        self.max_faces = max_faces
+        self.assets = effect_assets(object_path, texture_path)
+        self.face_3d = None
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def options_from(cls, args) -> dict:
+        return {"object_path": getattr(args, "object", None),
+                "texture_path": getattr(args, "texture", None),
+                "max_faces": getattr(args, "max_faces", 1)}  # fmt: skip
+
+    @property
+    def depth_format(self) -> str | None:
+        return DEPTH_FORMAT if self.style_name in STYLES else None
 
     def build(self) -> None:
         import wgpu
@@ -56,8 +109,10 @@ class FaceMeshEffect(Effect):
             if self.style >= len(self.styles):
                 raise AppError("the irises style draws the refined landmarks: "
                                "face_landmark_with_attention (--refine-landmarks)")  # fmt: skip
+        environment = Environment()  # MediaPipe's: the effect renderer draws with it too
         self.solution = FaceMesh(self.spec("detection").graph, self.spec("landmarks").graph,
-                                 refine_landmarks=refine, **self.solution_options())  # fmt: skip
+                                 refine_landmarks=refine, face_geometry=environment,
+                                 max_num_faces=self.max_faces, **self.solution_options())  # fmt: skip
         gpu = self.solution.gpu
         dev = self.device
         self.args = indirect_args(dev, 6)
@@ -84,6 +139,10 @@ class FaceMeshEffect(Effect):
         )
         resources = {"roi": gpu.roi, "status": gpu.status}
         self.roi_group = bind_group(dev, self.roi_pipeline, ROI_BINDINGS, resources)
+        if self.face_3d is not None:  # a rebuild: the new solution's geometry buffers
+            self.face_3d.destroy()
+        self.face_3d = Face3d(dev, self.target_format, self.frame_size, gpu.geometry,
+                              environment, *self.assets)  # fmt: skip
         self.on_style()
 
     def on_style(self) -> None:
@@ -100,6 +159,9 @@ class FaceMeshEffect(Effect):
         return [("postprocess", count)]
 
     def draw(self, render_pass, frame_view) -> None:
+        if self.style_name in STYLES:  # its pass has a depth attachment: its own pipelines
+            self.face_3d.draw(render_pass, self.style_name, frame_view)
+            return
         self.draw_frame(render_pass, frame_view)
         if self.style_name in self.mesh_lines:
             for lines in self.mesh_lines[self.style_name]:
@@ -120,6 +182,8 @@ class FaceMeshEffect(Effect):
         for sets in self.mesh_lines.values():
             for lines in sets:
                 lines.destroy()
+        if self.face_3d is not None:
+            self.face_3d.destroy()
 
 
 EFFECT = FaceMeshEffect

@@ -23,7 +23,9 @@ Stages:
   ROI from the landmarks); the numpy functions beside them are their oracles;
 - gpu_frames.py: the solutions' frames wholly on the GPU (face detection, one tracked
   face, segmentation): on webgpu nothing but a small result leaves the GPU, and with
-  output="gpu" nothing at all.
+  output="gpu" nothing at all; gpu_face_geometry.py: FaceMesh's face geometry there
+  (`FaceGeometryGpu`: each face's pose and metric mesh; `Environment` and
+  `canonical_face`: the virtual camera and the canonical face a renderer draws with).
 """
 
 from pathlib import Path
@@ -39,7 +41,9 @@ from engine.vision.connections import (
     POSE_CONNECTIONS,
 )
 from engine.vision.detections import DetectionRecord, GpuDetections, SsdDecoder
+from engine.vision.face_geometry import Environment, canonical_face
 from engine.vision.face_refinement import is_attention_model
+from engine.vision.gpu_face_geometry import FaceGeometryGpu
 from engine.vision.landmarks import GpuLandmarks, LandmarkProjector, project_landmarks
 from engine.vision.preprocess import Preprocessor
 from engine.vision.read_ahead import ReadAhead
@@ -89,6 +93,7 @@ __all__ = [
     "SOLUTIONS",
     "Detections",
     "ReadAhead",
+    "canonical_face",
     "detect_faces",
     "fields_of",
     "frame_record",
@@ -98,8 +103,10 @@ __all__ = [
     "Detection",
     "DetectionRecord",
     "DetectionRoi",
+    "Environment",
     "FaceDetector",
     "FaceDetectorResult",
+    "FaceGeometryGpu",
     "FaceLandmarks",
     "FaceMesh",
     "FaceMeshResult",

@@ -13,7 +13,9 @@ gives the same work to a caller's encoder (ar-demo), nothing read back.
   (tracking.RoiTracker), the crop, face_landmark, the projection (landmarks.
   LandmarkProjector); process() reads the face flag back each frame and leaves the
   detector out while tracking, as MediaPipe; `steps()` records the detector every frame and
-  lets the GPU choose (the same results, the detector's cost kept)
+  lets the GPU choose (the same results, the detector's cost kept); with an environment
+  and output="gpu", the face geometry after the projection (gpu_face_geometry.py: the
+  pose and metric mesh in `gpu.geometry`, nothing read back)
 Results are built by the solution's classes, given at construction.
 """
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.vision.detector import input_name
+from engine.vision.gpu_face_geometry import FaceGeometryGpu, GpuFaceGeometry
 from engine.vision.landmarks import LandmarkProjector
 from engine.vision.preprocess import Preprocessor
 from engine.vision.roi import DetectionRoi, Rect
@@ -141,7 +144,8 @@ class FaceMeshGpu:
     points: LandmarkProjector.points, vec4 (x, y, z, 1) per landmark in frame pixels, then
     at byte `norm_offset` the same normalised; status: f32 (presence, present, ROI valid, 0);
     args: DrawIndirect (6, 468 or 0, 0, 0); roi: the chosen ROI's 96-byte record
-    (shaders/engine/roi_rect.wgsl); detections: the detector's records (SsdDecoder layout)."""
+    (shaders/engine/roi_rect.wgsl); detections: the detector's records (SsdDecoder layout);
+    geometry: with face_geometry, each face's pose and metric mesh (FaceGeometryGpu)."""
 
     points: object
     num_points: int
@@ -150,15 +154,16 @@ class FaceMeshGpu:
     args: object
     roi: object
     detections: object
+    geometry: FaceGeometryGpu | None = None
 
 
 class FaceMeshFrame(GpuFrame):
     """One tracked face on the GPU (see the module docstring). `result(faces, detections,
     frame_size, ts, gpu=None)` and `face(landmarks, landmarks_px, presence, roi, tracked)`
-    are the solution's result classes."""
+    are the solution's result classes; `environment`: the face geometry's (output="gpu")."""
 
     def __init__(self, backend, detector, engine, crop, threshold: float, tracking: bool,
-                 output: str, result, face, frame_size):  # fmt: skip
+                 output: str, result, face, frame_size, environment=None):  # fmt: skip
         super().__init__(backend)
         self.detector, self.engine, self.tracking = detector, engine, tracking
         self.output, self.result, self.face, self.frame_size = output, result, face, frame_size
@@ -170,6 +175,11 @@ class FaceMeshFrame(GpuFrame):
                                            input_name=input_name(engine.graph))  # fmt: skip
         self.tracker.attach(self.projector)
         p = self.projector
+        self.geometry = None  # the face geometry on the GPU (output="gpu": nothing read back)
+        if environment is not None and output == "gpu":
+            self.geometry = GpuFaceGeometry(backend.ctx, p.points, p.status,
+                                            points_start=p.norm_offset // 16, status_start=1,
+                                            environment=environment)  # fmt: skip
         self.readback.add("status", p.status, 0, 16)
         self.readback.add("points", p.points)
         self.readback.add("roi", self.tracker.buffer)
@@ -180,8 +190,9 @@ class FaceMeshFrame(GpuFrame):
     @property
     def gpu(self) -> FaceMeshGpu:
         p = self.projector
+        geometry = self.geometry.gpu if self.geometry is not None else None
         return FaceMeshGpu(p.points, p.num_points, p.norm_offset, p.status, p.args,
-                           self.tracker.buffer, self.detector.decoder)  # fmt: skip
+                           self.tracker.buffer, self.detector.decoder, geometry)  # fmt: skip
 
     def reset(self) -> None:
         self.tracker.reset()
@@ -199,6 +210,9 @@ class FaceMeshFrame(GpuFrame):
             self.projector.encode(enc)
             if self.tracking:
                 self.tracker.encode_update(enc)
+            if self.geometry is not None:
+                self.geometry.configure(self.frame_size())
+                self.geometry.encode(enc)
 
         def detection_roi(enc) -> None:
             self.detection_roi.encode(enc)
@@ -245,3 +259,5 @@ class FaceMeshFrame(GpuFrame):
         for buf in (self.pre.roi, self.detection_roi.buffer, t.buffer, t.track, p.points,
                     p.args, p.status):  # fmt: skip
             buf.destroy()
+        if self.geometry is not None:
+            self.geometry.destroy()

@@ -9,7 +9,9 @@ detection, face mesh and segmentation effects) draws the same way.
   slice: vec4 y * W + x, lane 0);
 - `FaceMeshBuffers`: FaceMeshGpu's points (frame pixels, then normalised at norm_offset),
   status (presence, present, ROI valid, 0), DrawIndirect args and the 96-byte ROI record
-  (shaders/engine/roi_rect.wgsl's layout).
+  (shaders/engine/roi_rect.wgsl's layout);
+- `FaceGeometryBuffers`: FaceGeometryGpu's poses and meshes (gpu_face_geometry.py), every
+  face's, up to max_num_faces.
 Each `write()` is one queue.write_buffer per buffer; `uploads` counts the bytes;
 `destroy()` frees the buffers.
 """
@@ -22,6 +24,8 @@ import numpy as np
 
 from engine.gpu import zeros_buffer
 from engine.vision.detections import DetectionRecord
+from engine.vision.face_geometry import NUM_VERTICES
+from engine.vision.gpu_face_geometry import POSE_VEC4, FaceGeometryGpu, pose_columns
 from engine.vision.roi import Rect, rect_matrix
 
 
@@ -136,6 +140,41 @@ class FaceMeshBuffers:
         for buf in (self.points, self.status, self.args, self.roi):
             buf.destroy()
         self.detections.destroy()
+
+
+class FaceGeometryBuffers:
+    """Faces' geometry where GpuFaceGeometry puts it (FaceGeometryGpu): face i's pose
+    record and mesh in slot i, its valid flag 0 when it has no geometry or no face."""
+
+    def __init__(self, device, max_faces: int):
+        self.device, self.max_faces = device, max_faces
+        self.poses = zeros_buffer(device, max_faces * POSE_VEC4 * 16, _usage())
+        self.mesh = zeros_buffer(device, max_faces * NUM_VERTICES * 16, _usage())
+        self.uploads = 0
+
+    @property
+    def gpu(self) -> FaceGeometryGpu:
+        return FaceGeometryGpu(self.poses, self.mesh, self.max_faces)
+
+    def write(self, faces) -> None:
+        """`faces`: FaceLandmarks with their `geometry` (None: that slot is not drawn)."""
+        poses = np.zeros((self.max_faces, POSE_VEC4, 4), np.float32)
+        mesh = np.zeros((self.max_faces, NUM_VERTICES, 4), np.float32)
+        used = 0  # slots up to the last face with a geometry: the mesh bytes written
+        for i, face in enumerate(faces[: self.max_faces]):
+            if face.geometry is not None:
+                poses[i] = pose_columns(face.geometry.pose_transform_matrix)
+                mesh[i, :, :3], mesh[i, :, 3] = face.geometry.mesh, 1.0
+                used = i + 1
+        self.device.queue.write_buffer(self.poses, 0, poses)
+        self.uploads += poses.nbytes
+        if used:
+            self.device.queue.write_buffer(self.mesh, 0, mesh[:used])
+            self.uploads += mesh[:used].nbytes
+
+    def destroy(self) -> None:
+        for buf in (self.poses, self.mesh):
+            buf.destroy()
 
 
 def roi_record(rect: Rect, frame_size, tracked: bool) -> np.ndarray:

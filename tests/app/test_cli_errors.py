@@ -35,7 +35,7 @@ def test_help_documents_every_option():
     assert proc.returncode == 0
     for opt in ("--model", "--solution", "--input", "--headless", "--output", "--effect", "--sync",
                 "--planner", "--precision", "--frames", "--stats", "--hud", "--no-hud",
-                "--adapter", "--style"):  # fmt: skip
+                "--adapter", "--style", "--object", "--texture", "--max-faces"):  # fmt: skip
         assert opt in proc.stdout, opt
 
 
@@ -178,3 +178,61 @@ def test_a_frame_the_encoder_cannot_take_is_named_before_compiling(tmp_path, sha
                  str(image), "--headless", "--output", str(out)],
                 f"{image} is {shape[1]}x{shape[0]}", "at least 2x2")  # fmt: skip
     assert not out.exists()
+
+
+def _face_effect_fails_with(tmp_path, option: str, path, *words, style: str = "glasses"):
+    """--solution face-mesh headless with `option path`: one line, exit 2, no output file."""
+    out = tmp_path / "o.mp4"
+    _fails_with(["--solution", "face-mesh", "--style", style, "--input", str(sample_clip()),
+                 "--headless", "--frames", "1", "--output", str(out), option, str(path)],
+                option, *words)  # fmt: skip
+    assert not out.exists()
+
+
+def test_an_object_that_cannot_be_read(tmp_path):
+    _face_effect_fails_with(tmp_path, "--object", tmp_path / "none.obj", "no such file")
+    _face_effect_fails_with(tmp_path, "--object", tmp_path, "is a directory")
+    glb = tmp_path / "hat.glb"
+    glb.write_bytes(b"glTF\x02\x00\x00\x00")
+    _face_effect_fails_with(tmp_path, "--object", glb, "not an OBJ file")
+    binary = tmp_path / "hat.obj"
+    binary.write_bytes(b"\x89\xff\xfe\x00" * 64)
+    _face_effect_fails_with(tmp_path, "--object", binary, "not a text file")
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 0 0 0\nv 1 zero 0\n")
+    _face_effect_fails_with(tmp_path, "--object", bad, "line 2")
+    far = tmp_path / "far.obj"
+    far.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n")
+    _face_effect_fails_with(tmp_path, "--object", far, "line 4", "vertex 9 of 3")
+
+
+def test_an_object_with_no_triangles(tmp_path):
+    lines = tmp_path / "lines.obj"
+    lines.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2 3\nf 1 2\n")  # a line, a 2-gon
+    _face_effect_fails_with(tmp_path, "--object", lines, "no triangles")
+    empty = tmp_path / "empty.pbtxt"
+    empty.write_text("vertex_type: VERTEX_PT\nprimitive_type: TRIANGLE\n")
+    _face_effect_fails_with(tmp_path, "--object", empty, "no triangles")
+
+
+def test_a_texture_that_cannot_be_read_or_is_of_the_wrong_kind(tmp_path):
+    import cv2
+    import numpy as np
+
+    _face_effect_fails_with(tmp_path, "--texture", tmp_path / "none.png", "no such file",
+                            style="paint")  # fmt: skip
+    text = tmp_path / "notes.png"
+    text.write_text("not an image")
+    _face_effect_fails_with(tmp_path, "--texture", text, "not an image", style="paint")
+    _face_effect_fails_with(tmp_path, "--texture", sample_clip(), "not an image", style="paint")
+    deep = tmp_path / "deep.png"
+    cv2.imwrite(str(deep), np.zeros((8, 8, 3), np.uint16))
+    _face_effect_fails_with(tmp_path, "--texture", deep, "uint16", "8 bits", style="paint")
+
+
+def test_face_effect_options_go_with_the_face_mesh():
+    clip = str(sample_clip())
+    _fails_with(["--solution", "hands", "--object", "x.obj", "--input", clip, "--headless",
+                 "--frames", "1"], "--object goes with the face-mesh effect")  # fmt: skip
+    _fails_with(["--solution", "face-mesh", "--max-faces", "0", "--input", clip, "--headless",
+                 "--frames", "1"], "--max-faces must be at least 1")  # fmt: skip

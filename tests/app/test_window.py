@@ -9,6 +9,8 @@ framebuffer (-fbdir, XWD format), taken every 0.1 s from launch; the root window
 - a planner switch (the `p` key, sent with XTest) rebuilds in the background: frames keep
   coming while it runs, the HUD says so, the new plan is in use after it (the input is a
   still, repeated until the switch is in and `q` ends the run)
+- the face effects anchored in 3D (--style glasses, paint): seen on the face, with the
+  HUD; the last such frame saved (window_glasses.png, window_paint.png: look at them)
 """
 
 from __future__ import annotations
@@ -241,3 +243,41 @@ def test_planner_switch_keeps_the_window_playing(xvfb, tmp_path):
     (model,) = stats["models"]
     assert model["memory"]["strategy"] == "naive"  # the new plan is the one in use
     assert "switch planner naive: done" in out
+
+
+# where the face is in the sample clip (it zooms in), clear of the flag's red at the left
+# and of the HUD at the right
+FACE_REGION = (slice(0, 300), slice(150, 430))
+
+
+def red_frame_pixels(img: np.ndarray) -> int:
+    """The glasses' red frame in the face's region (nothing there is that red in the clip;
+    1500-2200 pixels with the glasses)."""
+    r = img[FACE_REGION].astype(int)
+    return int(((r[..., 2] > 150) & (r[..., 1] < 80) & (r[..., 0] < 80)).sum())
+
+
+def painted_pixels(img: np.ndarray) -> int:
+    """The paint's greens and blues in the face's region (skin and the beige wall have
+    red above both: none in the clip, about 12,000 pixels painted)."""
+    r = img[FACE_REGION].astype(int)
+    return int(((r[..., 1] > r[..., 2] + 30) | (r[..., 0] > r[..., 2] + 30)).sum())
+
+
+@pytest.mark.parametrize("style, seen, least", [("glasses", red_frame_pixels, 500),
+                                                ("paint", painted_pixels, 5000)])  # fmt: skip
+def test_window_shows_the_face_effect_with_the_hud(xvfb, tmp_path, style, seen, least):
+    display, fb = xvfb
+    cmd = [sys.executable, "-m", "app.cli", "--solution", "face-mesh", "--style", style,
+           "--input", str(sample_clip()), "--frames", "60", "--stats",
+           str(tmp_path / "stats.json")]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "DISPLAY": display},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    shots = shots_until_exit(proc, fb)
+    _, stats = finish(proc, tmp_path)
+    frames = [img for _, img in shots
+              if seen(img) > least and hud_text_pixels(img, 440, 630) > 100]  # fmt: skip
+    assert frames, f"no {style} frame with the HUD"
+    cv2.imwrite(str(tmp_path / f"window_{style}.png"), frames[-1])
+    assert stats["effect"] == "face-mesh" and stats["frames"] + stats["dropped_frames"] == 60
+    assert stats["faces"]["frames_with_face"] > 0

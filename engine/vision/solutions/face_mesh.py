@@ -25,7 +25,11 @@
   `geometry` is its FaceGeometry (the metric mesh in cm, the 4x4 pose_transform_matrix,
   the environment), MediaPipe's FaceGeometryPipelineCalculator on its first 468 landmarks,
   in numpy on the landmarks read back (either backend; engine/vision/face_geometry.py);
-  None without the option or with output="gpu" (nothing read back)
+  None without the option or with output="gpu" (nothing read back). With output="gpu"
+  `gpu.geometry` holds each face's pose and metric mesh on the GPU: on webgpu's one-face
+  GPU frame computed there (engine/vision/gpu_face_geometry.py, after the projection),
+  otherwise computed in numpy and uploaded, every face's (max_num_faces > 1 is allowed
+  then: every face's geometry, the first face's points)
 - GPU: on webgpu one face (max_num_faces=1, not refined) is one GPU frame
   (gpu_frames.FaceMeshFrame: the ROI chosen on the GPU; `gpu` its buffers); otherwise the
   ROIs are decided on the CPU from what is read back, and with output="gpu" the one face's
@@ -61,7 +65,7 @@ from engine.vision.results import Detection
 from engine.vision.roi import FACE_MESH_ROI, Rect, roi_from_detection
 from engine.vision.solutions.base import Solution, check_confidence, running_mode_of
 from engine.vision.tracking import roi_from_landmarks
-from engine.vision.uploads import FaceMeshBuffers
+from engine.vision.uploads import FaceGeometryBuffers, FaceMeshBuffers
 
 # face_detection_short_range.pbtxt; face_landmark_cpu.pbtxt: [0, 1], no border mode set
 # (BORDER_UNSPECIFIED = replicate), the ROI as it is (no letterbox)
@@ -142,11 +146,12 @@ class FaceMesh(Solution):
             options["backend"] = needs_webgpu(options.get("backend", "auto"), "refine_landmarks")
         super().__init__(running_mode=running_mode_of(static_image_mode, running_mode),
                          **options)  # fmt: skip
-        if max_num_faces > 1 and self.output != "numpy":
-            raise ValueError("output='gpu' draws one tracked face: max_num_faces=1")
         self.refine = bool(refine_landmarks)
         self.environment = (face_geometry if isinstance(face_geometry, Environment)
                             else DEFAULT_ENVIRONMENT if face_geometry else None)  # fmt: skip
+        if max_num_faces > 1 and self.output != "numpy" and self.environment is None:
+            raise ValueError("output='gpu' draws one tracked face: max_num_faces=1 (with "
+                             "face_geometry: every face's geometry, the first one's points)")  # fmt: skip
         self.max_num_faces, self.min_tracking_confidence = max_num_faces, min_tracking_confidence
         crop = LANDMARKS[self.refine]
         detector = self.backend.model("detection", detector_model, DETECTOR.model)
@@ -165,14 +170,17 @@ class FaceMesh(Solution):
             self.program = self.backend.gpu_stage(lambda: FaceMeshFrame(
                 self.backend, self.stage.detector, lm, crop, min_tracking_confidence,
                 self.tracking, self.output, FaceMeshResult, FaceLandmarks,
-                lambda: self.frame_size))  # fmt: skip
+                lambda: self.frame_size, self.environment))  # fmt: skip
         self.uploads = None  # the CPU-decided path with output="gpu": the face uploaded
+        self.geometry_uploads = None  # ... and every face's geometry
         if self.program is None and self.output == "gpu":
             g = lm.graph
             points = NUM_LANDMARKS if self.refine else math.prod(g.tensors[g.outputs[0]].shape) // 3
             self.uploads = FaceMeshBuffers(self.device, points,
                                            self.stage.detector.spec.num_keypoints,
                                            max_detections)  # fmt: skip
+            if self.environment is not None:
+                self.geometry_uploads = FaceGeometryBuffers(self.device, max_num_faces)
 
     @classmethod
     def models(cls, refine_landmarks: bool = False, **_) -> tuple[str, ...]:
@@ -183,9 +191,9 @@ class FaceMesh(Solution):
     def gpu(self) -> FaceMeshGpu:
         if self.program is not None:
             return self.program.gpu
-        u = self.uploads
+        u, g = self.uploads, self.geometry_uploads
         return FaceMeshGpu(u.points, u.num_points, u.norm_offset, u.status, u.args, u.roi,
-                           u.detections)  # fmt: skip
+                           u.detections, g.gpu if g is not None else None)  # fmt: skip
 
     def reset(self) -> None:
         """Forget the tracked faces and the last timestamp (a new video): the next frame
@@ -204,6 +212,8 @@ class FaceMesh(Solution):
 
     def process(self, frame, timestamp_ms: int | None = None) -> FaceMeshResult:
         self._last_result = self._with_geometry(super().process(frame, timestamp_ms))
+        if self.geometry_uploads is not None:  # the CPU-decided path's faces: all of them
+            self.geometry_uploads.write(self._last_result.faces)
         return self._last_result
 
     def read(self, timestamp_ms: int | None = None) -> FaceMeshResult:
@@ -224,7 +234,7 @@ class FaceMesh(Solution):
         if self.uploads is not None:
             self.uploads.write(faces[0] if faces else None, detections, self.frame_size)
         return FaceMeshResult(tuple(faces), detections, self.frame_size, timestamp_ms,
-                              gpu=self.uploads)  # fmt: skip
+                              gpu=self.gpu if self.uploads is not None else None)  # fmt: skip
 
     def _face(self, out, padding, rect: Rect, tracked: bool) -> FaceLandmarks | None:
         crop, presence = face_landmarks(out, self.lm_engine.graph, self.stage.crops.size,
@@ -237,4 +247,4 @@ class FaceMesh(Solution):
                              roi=rect, tracked=tracked)  # fmt: skip
 
     def _uploads(self) -> list:
-        return [self.uploads] if self.uploads is not None else []
+        return [u for u in (self.uploads, self.geometry_uploads) if u is not None]
