@@ -8,9 +8,13 @@
 - options: style (`e`): skeleton+points, skeleton
 - usage: `HolisticEffect(ctx, specs, (640, 480), "bgra8unorm")`
 
-Per frame, before the encoder opens: Holistic.process() (its ROIs are decided on the CPU
-from what the models' outputs read back), then every part's points go up into its
-buffers. Inside the encoder: the draws.
+Per frame on webgpu: Holistic's GPU frame (engine/vision/gpu_holistic.py) is recorded into
+the frame's encoder, one submit, nothing read back: the pose's frame, the hands' re-crops
+and the face detector inside the pose's regions, the tracking checks, the hand and face
+models, the decoding; every part is drawn in place from its buffers (`draw_indirect`: none
+for a part not found; the hands coloured by the side it wrote). On xnnpack, before the
+encoder opens: Holistic.process() on the CPU-decided path, then every part's points go up
+into the skeleton buffers.
 """
 
 from __future__ import annotations
@@ -36,11 +40,24 @@ class HolisticEffect(Effect):
         options = {**self.solution_options(), "output": "numpy"}
         self.solution = Holistic(**options)
         args = (self.device, self.target_format, self.frame_size)
-        self.parts = {
-            "pose": Skeletons(*args, POSE_CONNECTIONS, 33, 1),
-            "hands": Skeletons(*args, HAND_CONNECTIONS, 21, 2),
-            "face": Skeletons(*args, FACEMESH_CONTOURS, 468, 1, thickness=1.5, radius=1.0),
-        }
+        face = {"thickness": 1.5, "radius": 1.0}
+        frame = self.solution.program
+        if frame is not None:  # drawn in place from the GPU frame's buffers
+            palette = (HAND_COLORS["Left"], HAND_COLORS["Right"])  # its sides: 0 left, 1 right
+            self.parts = {
+                "pose": Skeletons(*args, POSE_CONNECTIONS, 33, 1, points=frame.pose.points,
+                                  args=frame.pose.args, color=POSE_COLOR),
+                "hands": Skeletons(*args, HAND_CONNECTIONS, 21, 2, points=frame.hand_points,
+                                   args=frame.hand_args, labels=(frame.labels, palette)),
+                "face": Skeletons(*args, FACEMESH_CONTOURS, 468, 1, points=frame.face_points,
+                                  args=frame.face_args, color=FACE_COLOR, **face),
+            }  # fmt: skip
+        else:
+            self.parts = {
+                "pose": Skeletons(*args, POSE_CONNECTIONS, 33, 1),
+                "hands": Skeletons(*args, HAND_CONNECTIONS, 21, 2),
+                "face": Skeletons(*args, FACEMESH_CONTOURS, 468, 1, **face),
+            }
         self.result = None
 
     def on_result(self, result) -> None:
@@ -68,6 +85,8 @@ class HolisticEffect(Effect):
         return sum(s.uploads for s in self.parts.values())
 
     def read_results(self):
+        if self.solution.program is not None:
+            return self.solution.read()  # the GPU frame's results, read back when asked
         return self.result
 
     def close(self) -> None:

@@ -26,7 +26,9 @@ only small read.
      (pose_mask.wgsl); the landmark and auxiliary filters reset on a frame without a body;
   4. the drawn points, the next ROI from the filtered auxiliary points, the tally
      (pose_finish.wgsl)
-- usage: made by the webgpu backend for Pose (`gpu_stage`); `steps(view)` records a frame
+- usage: made by the webgpu backend for Pose (`gpu_stage`), and as Holistic's body part
+  (gpu_holistic.py: its passes first, then the hands' and the face's); `steps(view)`
+  records a frame
 """
 
 from __future__ import annotations
@@ -219,7 +221,7 @@ class PoseFrame(GpuFrame):
                 poly=_floats(UNCERTAINTY_POLY),
             )  # fmt: skip
         self._frames = 0  # MediaPipe's Python clock: frame k at k * 33333 us
-        self._add_readbacks()
+        self.add_readbacks(self.readback)
         self.reset()
 
     # --- state -------------------------------------------------------------------------
@@ -242,16 +244,18 @@ class PoseFrame(GpuFrame):
             self.mask_pass = (p, group, (-(-fw // 8), -(-fh // 8), 1))
             self.readback.destroy()
             self.readback = self.backend.readback()
-            self._add_readbacks()
+            self.add_readbacks(self.readback)
         self.reset()
 
-    def _add_readbacks(self) -> None:
-        self.readback.add("tally", self.tally)
-        self.readback.add("pose", self.pose)
-        self.readback.add("slot", self.slot)
-        self.detector.add_readback(self.readback)
+    def add_readbacks(self, readback) -> None:
+        """What parse() reads, through `readback` (this frame's, or a frame that holds this
+        one: Holistic's; again after configure(), which makes the mask anew)."""
+        readback.add("tally", self.tally)
+        readback.add("pose", self.pose)
+        readback.add("slot", self.slot)
+        self.detector.add_readback(readback)
         if self.mask is not None:
-            self.readback.add("mask", self.mask)
+            readback.add("mask", self.mask)
 
     def reset(self) -> None:
         """Forget the tracked body, the filters, the last mask and the clock (a new video)."""
@@ -277,12 +281,21 @@ class PoseFrame(GpuFrame):
     def process(self, view, timestamp_ms, output: str):
         """As GpuFrame's; the detector is left out while the last frame read back had a
         body (tracked into this one: its detections would not count)."""
+        self.begin_frame(timestamp_ms)
+        result = super().process(view, timestamp_ms, output)
+        self.end_frame(result.landmarks is not None, output)
+        return result
+
+    def begin_frame(self, timestamp_ms) -> None:
+        """Before process()'s frame is recorded: its time, and whether its detector runs."""
         self._tick(timestamp_ms)
         self.ran_detector = not (self.tracking and self.present)
         self.present = False
-        result = super().process(view, timestamp_ms, output)
-        self.present = output == "numpy" and self.tracking and result.landmarks is not None
-        return result
+
+    def end_frame(self, body: bool, output: str) -> None:
+        """After process()'s frame is read back: whether it had a body (the next frame
+        then leaves the detector out)."""
+        self.present = output == "numpy" and self.tracking and body
 
     def steps(self, view) -> list:
         """A frame for the caller's encoder, on the Python clock (no timestamp here); the
@@ -316,9 +329,14 @@ class PoseFrame(GpuFrame):
         ]
 
     def encode_readback(self, encoder) -> None:
-        names = None if self.ran_detector else \
-            [name for name, *_ in self.readback.items if not name.startswith("det_")]  # fmt: skip
-        self.readback.encode(encoder, names)
+        self.readback.encode(encoder, self.readback_names(self.readback))
+
+    def readback_names(self, readback) -> list[str] | None:
+        """What `readback` copies this frame: all (None), or all but the detector's records
+        when the detector was left out."""
+        if self.ran_detector:
+            return None
+        return [name for name, *_ in readback.items if not name.startswith("det_")]
 
     @staticmethod
     def _dispatch(encoder, stage) -> None:

@@ -30,46 +30,13 @@ const PAIRS: u32 = {{ pairs }}u;
 const SCALE: vec2<f32> = vec2<f32>({{ scale_x }}, {{ scale_y }});
 const SHIFT: vec2<f32> = vec2<f32>({{ shift_x }}, {{ shift_y }});
 const SQUARE: u32 = {{ square }}u;
-// HandLandmarksToRectCalculator's partial set: wrist, thumb CMC/MCP/IP, each finger's MCP
-// and PIP (roi.HAND_RECT_POINTS)
-const PARTIAL = array<u32, 12>(0u, 1u, 2u, 3u, 5u, 6u, 9u, 10u, 13u, 14u, 17u, 18u);
-
-fn landmark(k: u32, i: u32, frame: vec2<f32>) -> vec2<f32> {
-  return hands[k * HAND_VEC4 + 1u + i].xy * frame;
-}
-
-// roi.hand_rect_from_landmarks in pixels (its maxima start at the smallest positive float)
-fn hand_rect(k: u32, frame: vec2<f32>) -> Rect {
-  let p0 = landmark(k, 0u, frame);
-  let p1 = ((landmark(k, 5u, frame) + landmark(k, 13u, frame)) / 2.0
-            + landmark(k, 9u, frame)) / 2.0;
-  let rotation = normalize_radians(PI / 2.0 - atan2(-(p1.y - p0.y), p1.x - p0.x));
-  var lo = landmark(k, PARTIAL[0], frame);
-  var hi = lo;
-  for (var j = 1u; j < 12u; j++) {
-    let q = landmark(k, PARTIAL[j], frame);
-    lo = min(lo, q);
-    hi = max(hi, q);
+// a kept hand's landmarks in pixels (hand_rect, track_rect.wgsl, takes them)
+fn landmarks_px(k: u32, frame: vec2<f32>) -> array<vec2<f32>, 21> {
+  var p: array<vec2<f32>, 21>;
+  for (var i = 0u; i < 21u; i++) {
+    p[i] = hands[k * HAND_VEC4 + 1u + i].xy * frame;
   }
-  hi = max(hi, vec2<f32>(FLOAT_MIN) * frame);
-  let axis = (lo + hi) / 2.0;
-  let reverse = normalize_radians(-rotation);
-  let cr = cos(reverse);
-  let sr = sin(reverse);
-  var plo = vec2<f32>(3.4e38);
-  var phi = vec2<f32>(-3.4e38);
-  for (var j = 0u; j < 12u; j++) {
-    let o = landmark(k, PARTIAL[j], frame) - axis;
-    let q = vec2<f32>(o.x * cr - o.y * sr, o.x * sr + o.y * cr);
-    plo = min(plo, q);
-    phi = max(phi, q);
-  }
-  phi = max(phi, vec2<f32>(FLOAT_MIN));
-  let pc = (phi + plo) / 2.0;
-  let c = cos(rotation);
-  let s = sin(rotation);
-  let centre = vec2<f32>(pc.x * c - pc.y * s, pc.x * s + pc.y * c) + axis;
-  return Rect(centre, phi - plo, rotation);
+  return p;
 }
 
 @compute @workgroup_size(1)
@@ -88,7 +55,7 @@ fn main() {
     }
     labels[kept] = vec4<f32>(head.z, select(1.0, 0.0, head.z > 0.5), head.y, 0.0);
     if (TRACKING) {
-      let r = transform_rect(hand_rect(k, frame), SCALE, SHIFT, SQUARE);
+      let r = transform_rect(hand_rect(landmarks_px(k, frame), frame), SCALE, SHIFT, SQUARE);
       tracked[1u + 2u * kept] = vec4<f32>(r.centre, r.size);
       tracked[2u + 2u * kept] = vec4<f32>(r.rotation, 0.0, 0.0, 0.0);
     }

@@ -1,6 +1,7 @@
-// Rects of the detect-then-track stage on the GPU (engine/vision/gpu_tracking.py), in frame
-// pixels: MediaPipe's NormalizedRect times the frame size. The formulas are those of
-// engine/vision/roi.py (its numpy twin, float64 there, float32 here).
+// Rects of the GPU frames' tracking (engine/vision/gpu_hands.py, gpu_pose.py,
+// gpu_holistic.py), in frame pixels: MediaPipe's NormalizedRect times the frame size. The
+// formulas are those of engine/vision/roi.py and tracking.py (their numpy twins, float64
+// there, float32 here).
 
 const PI: f32 = 3.14159265358979;
 const FLOAT_MIN: f32 = 1.17549435e-38;  // std::numeric_limits<float>::min()
@@ -76,4 +77,99 @@ fn pad_roi(size: vec2<f32>, input_aspect: f32) -> Crop {
   }
   let h = (1.0 - input_aspect / roi_aspect) / 2.0;
   return Crop(vec2<f32>(size.y / input_aspect, size.y), vec4<f32>(h, 0.0, h, 0.0));
+}
+
+// A crop's slot record (track_associate.wgsl's layout, 6 vec4): [0], [1] frame_from_tensor
+// rows of the rect, grown to the model input's aspect when `keep_aspect` (PadRoi); [2]
+// centre, size (px); [3] rotation, cos, sin, valid (1); [4] the letterbox padding; [5]
+// tracked (1) or not, frame w, h, 0.
+fn crop_record(r: Rect, keep_aspect: bool, input_aspect: f32, tracked: bool,
+               frame: vec2<f32>) -> array<vec4<f32>, 6> {
+  var crop = Crop(r.size, vec4<f32>(0.0));
+  if (keep_aspect) {
+    crop = pad_roi(r.size, input_aspect);
+  }
+  let c = cos(r.rotation);
+  let s = sin(r.rotation);
+  let w = crop.size.x;
+  let h = crop.size.y;
+  return array<vec4<f32>, 6>(
+    vec4<f32>(w * c, -h * s, r.centre.x - 0.5 * w * c + 0.5 * h * s, 0.0),
+    vec4<f32>(w * s, h * c, r.centre.y - 0.5 * w * s - 0.5 * h * c, 0.0),
+    vec4<f32>(r.centre, r.size),
+    vec4<f32>(r.rotation, c, s, 1.0),
+    crop.padding,
+    vec4<f32>(select(0.0, 1.0, tracked), frame, 0.0),
+  );
+}
+
+// HandLandmarksToRectCalculator's partial set: wrist, thumb CMC/MCP/IP, each finger's MCP
+// and PIP (roi.HAND_RECT_POINTS)
+const HAND_PARTIAL = array<u32, 12>(0u, 1u, 2u, 3u, 5u, 6u, 9u, 10u, 13u, 14u, 17u, 18u);
+
+// roi.hand_rect_from_landmarks of a hand's 21 landmarks in pixels (its maxima start at the
+// smallest positive float), before RectTransformation
+fn hand_rect(landmarks: array<vec2<f32>, 21>, frame: vec2<f32>) -> Rect {
+  var p = landmarks;  // a variable: indexed by loop counters below
+  let p0 = p[0];
+  let p1 = ((p[5] + p[13]) / 2.0 + p[9]) / 2.0;
+  let rotation = normalize_radians(PI / 2.0 - atan2(-(p1.y - p0.y), p1.x - p0.x));
+  var lo = p[HAND_PARTIAL[0]];
+  var hi = lo;
+  for (var j = 1u; j < 12u; j++) {
+    let q = p[HAND_PARTIAL[j]];
+    lo = min(lo, q);
+    hi = max(hi, q);
+  }
+  hi = max(hi, vec2<f32>(FLOAT_MIN) * frame);
+  let axis = (lo + hi) / 2.0;
+  let reverse = normalize_radians(-rotation);
+  let cr = cos(reverse);
+  let sr = sin(reverse);
+  var plo = vec2<f32>(3.4e38);
+  var phi = vec2<f32>(-3.4e38);
+  for (var j = 0u; j < 12u; j++) {
+    let o = p[HAND_PARTIAL[j]] - axis;
+    let q = vec2<f32>(o.x * cr - o.y * sr, o.x * sr + o.y * cr);
+    plo = min(plo, q);
+    phi = max(phi, q);
+  }
+  phi = max(phi, vec2<f32>(FLOAT_MIN));
+  let pc = (phi + plo) / 2.0;
+  let c = cos(rotation);
+  let s = sin(rotation);
+  let centre = vec2<f32>(pc.x * c - pc.y * s, pc.x * s + pc.y * c) + axis;
+  return Rect(centre, phi - plo, rotation);
+}
+
+// RoiTrackingCalculator (tracking.keep_tracking), in pixels, with `req` the
+// TrackingRequirements (rotation degrees, translation, scale, margin): the previous ROI
+// stays when its rotation, centre and size are close enough to the re-crop's ...
+fn rotate_by(v: vec2<f32>, a: f32) -> vec2<f32> {
+  let c = cos(a);
+  let s = sin(a);
+  return vec2<f32>(v.x * c - v.y * s, v.x * s + v.y * c);
+}
+
+fn tracking_rects_agree(prev: Rect, recrop: Rect, req: vec4<f32>) -> bool {
+  let angle = -recrop.rotation;
+  let moved = abs(rotate_by(prev.centre, angle) - rotate_by(recrop.centre, angle));
+  var diff = degrees(prev.rotation) - degrees(recrop.rotation);
+  if (diff > 180.0) {
+    diff -= 360.0;
+  } else if (diff < -180.0) {
+    diff += 360.0;
+  }
+  let r = recrop.size;
+  return abs(diff) <= req.x && all(moved <= r * req.y)
+         && all(abs(prev.size - r) <= r * req.z);
+}
+
+// ... and every previous landmark (pixels) lies inside the re-crop shrunk by the margin
+// (compared in the re-crop's rotated frame)
+fn tracking_contains(recrop: Rect, p: vec2<f32>, req: vec4<f32>) -> bool {
+  let half = recrop.size * (1.0 + req.w) / 2.0;
+  let centre = rotate_by(recrop.centre, -recrop.rotation);
+  let q = rotate_by(p, -recrop.rotation);
+  return all(q > centre - half) && all(q < centre + half);
 }

@@ -29,9 +29,12 @@
      model on it (face_mesh.LANDMARKS, face_mesh.face_landmarks), flag > 0.5
   No smoothing of hands or face (the graph has none); the hand and face tracking runs in
   static_image_mode too, as MediaPipe's does.
-- GPU: every model and pre-process on the GPU; ROIs and decisions on the CPU from what is
-  read back (the pose's submits, then one for both re-crops, one for the face detector,
-  one for the hands and the face)
+- GPU: on webgpu the whole frame runs on the GPU (engine/vision/gpu_holistic.py: Pose's
+  GPU frame, then the crops, the tracking checks and the decoding in compute passes, one
+  submit and one read a frame, nothing read on an app's `steps()` path); with
+  refine_face_landmarks, on xnnpack and with `program = None`, the CPU-decided path: ROIs
+  and decisions on the CPU from what is read back (the pose's submits, then one for both
+  re-crops, one for the face detector, one for the hands and the face)
 - usage:
     with Holistic() as holistic:
         res = holistic.process(rgb)
@@ -47,6 +50,7 @@ import numpy as np
 
 from engine.vision import records
 from engine.vision.backends import needs_webgpu
+from engine.vision.connections import FACEMESH_CONTOURS, HAND_CONNECTIONS, POSE_CONNECTIONS
 from engine.vision.detect_track import CropModel
 from engine.vision.detector import ssd_spec
 from engine.vision.face_refinement import check_outputs
@@ -67,7 +71,17 @@ from engine.vision.roi import (
 )
 from engine.vision.solutions import face_mesh, hands
 from engine.vision.solutions.base import Solution, running_mode_of
-from engine.vision.solutions.pose import SEGMENTATION_RATIO, BodyTracker, Pose, PoseResult
+from engine.vision.solutions.pose import (
+    HEATMAP_KERNEL,
+    LANDMARKS,
+    NUM_BODY,
+    NUM_LANDMARKS,
+    POSE_ROI,
+    SEGMENTATION_RATIO,
+    BodyTracker,
+    Pose,
+    PoseResult,
+)
 from engine.vision.tracking import FACE_TRACKING, HAND_TRACKING, LANDMARKS_ROI, keep_tracking
 
 # hand_recrop_by_roi_cpu.pbtxt: [0, 1], the ROI letterboxed, replicate
@@ -158,6 +172,36 @@ class Holistic(Solution):
         if self.refine:
             check_outputs([math.prod(face.graph.tensors[t].shape) for t in face.graph.outputs])
         self._previous: dict[str, np.ndarray] = {}  # part -> last frame's landmarks
+        # the attention model's seven outputs are decoded on the CPU-decided path only
+        self.program = None if self.refine else \
+            b.gpu_stage(lambda: self._gpu_frame(model_complexity))  # fmt: skip
+
+    @property
+    def gpu(self):
+        """The GPU frame's buffers on webgpu (gpu_holistic.HolisticFrame: points, labels,
+        hand_args, face_args, tally, and the pose's in `.pose`), else None."""
+        return self.program
+
+    def _gpu_frame(self, model_complexity: int):
+        from engine.vision.gpu_holistic import HolisticFrame
+        from engine.vision.gpu_pose import PoseFrame
+
+        b, frame_size = self.backend, lambda: self.frame_size
+        pose = PoseFrame(
+            b, self.body.stage.detector, b.engines["pose_landmark"], LANDMARKS[model_complexity],
+            self.body, num_landmarks=NUM_LANDMARKS, num_body=NUM_BODY,
+            heatmap_kernel=HEATMAP_KERNEL, pose_roi=POSE_ROI, pairs=len(POSE_CONNECTIONS),
+            result=PoseResult, frame_size=frame_size,
+        )  # fmt: skip
+        return HolisticFrame(
+            b, pose, recrop=b.engines["hand_recrop"], hand=b.engines["hand_landmark"],
+            face_detector=self.face_detector, face=b.engines["face_landmark"],
+            crops={"recrop": RECROP, "hand": HAND, "face": face_mesh.LANDMARKS[False]},
+            sides=HAND_SIDES, visibility=HAND_VISIBILITY, threshold=PRESENCE,
+            normalize_z=hands.NORMALIZE_Z, face_points=FACE_POINTS.stop,
+            pairs=(len(HAND_CONNECTIONS), len(FACEMESH_CONTOURS)), result=HolisticResult,
+            frame_size=frame_size,
+        )  # fmt: skip
 
     @classmethod
     def models(cls, model_complexity: int = 1, refine_face_landmarks: bool = False,
@@ -174,11 +218,15 @@ class Holistic(Solution):
         """Forget every tracked part, the pose's filters and the last timestamp."""
         self.body.new_filters()
         self._previous = {}
+        if self.program is not None:
+            self.program.reset()
         self._last_ts = None
 
     def _configure(self, frame_size) -> None:
         self.body.configure(frame_size)
         self._previous = {}
+        if self.program is not None:
+            self.program.configure(frame_size)
 
     def track(self, frame, timestamp_ms) -> HolisticResult:
         size = self.frame_size
