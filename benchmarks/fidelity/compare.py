@@ -38,6 +38,15 @@ HOLISTIC_REFINED_REFERENCE = DATA / "people_holistic_refined.npz"
 # MediaPipe's Pose and Holistic there restarted at each cut (resync_*) and with frames 1 us
 # further apart (jitter_*): make_reference.py's VARIANTS
 POSE_VARIANTS_REFERENCE = DATA / "people_pose_variants.npz"
+# the options people_clip.npz lacks: Pose and Holistic model_complexity 0 and 2, selfie
+# segmentation (model_selection 0 and 1) on PEOPLE_CLIP
+OPTIONS_REFERENCE = DATA / "people_options.npz"
+# MediaPipe's runs of all the above on PEOPLE_CLIP perturbed (two pixels of each frame one
+# 8-bit level: make_reference.py `perturb`), the face meshes apart: the yardstick's floor
+PERTURBED_REFERENCE = DATA / "people_perturbed.npz"
+PERTURBED_FACES_REFERENCE = DATA / "people_perturbed_faces.npz"
+# MediaPipe's Holistic there (as people_clip.npz's ho_*) with its hand subgraph's ROIs
+HAND_ROIS_REFERENCE = DATA / "people_holistic_hand_rois.npz"
 
 # the targets: (metric, comparison, threshold)
 TARGETS = (
