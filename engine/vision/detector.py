@@ -63,15 +63,16 @@ def manifest_entry(graph):
     return next((e for e in load_manifest().models if e.file == name), None)
 
 
-def ssd_spec(graph, min_score: float) -> SsdSpec:
-    """The manifest's SSD options for the graph's file, else BlazeFace's at its input size."""
+def ssd_spec(graph, min_score: float | None) -> SsdSpec:
+    """The manifest's SSD options for the graph's file, else BlazeFace's at its input size;
+    `min_score` replaces their score threshold (None: the graph's own, the manifest's)."""
     entry = manifest_entry(graph)
     if entry is not None and entry.postprocess.get("kind") == "ssd":
         spec = SsdSpec.from_manifest(entry.postprocess)
     else:
         _, h, w, _ = graph.tensors[graph.inputs[0]].shape
         spec = SsdSpec(input_size=(int(w), int(h)))
-    return replace(spec, min_score=float(min_score))
+    return spec if min_score is None else replace(spec, min_score=float(min_score))
 
 
 def detections_from_pixels(boxes_px, keypoints_px, scores, frame_size,

@@ -3,13 +3,16 @@
 - input: frames (see base.py); model_selection 0: face_detection_short_range (faces within
   ~2 m, 128x128), 1: face_detection_full_range_sparse (within ~5 m, 192x192)
 - output: `FaceDetectorResult`: every face (score, box, 6 keypoints; pixels and normalised)
-- options: model_selection (0), min_detection_confidence (0.5), max_detections (16), and
-  base.py's
+- options: model_selection (0), min_detection_confidence (None: the model's graph's own
+  threshold, 0.5 short range and 0.6 full range, which MediaPipe 0.10.14 keeps whatever
+  its Python API is given; a number sets another), max_detections (16), and base.py's
 - semantics: MediaPipe's face_detection_short_range / _full_range graphs
   (face_detection.pbtxt): the whole frame letterboxed into the model's input
   (keep_aspect_ratio, BORDER_ZERO, values in [-1, 1]), SSD decode + weighted NMS
-  (engine/vision/detector.py), boxes projected back through the letterbox matrix;
-  min_detection_confidence is the score threshold, as MediaPipe's Python API sets it
+  (engine/vision/detector.py), boxes projected back through the letterbox matrix, at the
+  graph's score threshold (the manifest's min_score: face_detection_short_range.pbtxt 0.5,
+  face_detection_full_range.pbtxt 0.6; measured: MediaPipe 0.10.14's FaceDetection gives
+  the same detections at min_detection_confidence 0.3, 0.5, 0.65 and 0.8, docs/vision.md)
 - GPU: on webgpu the whole frame is one GPU frame (gpu_frames.DetectorFrame): `gpu` is the
   decoder's records (DetectionRecord layout, best first), `status` (u32 count first) and
   `record`
@@ -56,12 +59,13 @@ class FaceDetector(Solution):
     """MediaPipe's FaceDetection on the engine; see the module docstring."""
 
     def __init__(self, model=None, *, model_selection: int = 0,
-                 min_detection_confidence: float = 0.5, max_detections: int = 16,
+                 min_detection_confidence: float | None = None, max_detections: int = 16,
                  **options):  # fmt: skip
         if model_selection not in DETECTORS:
             raise ValueError(f"model_selection must be 0 (short range, faces within ~2 m) or "
                              f"1 (full range, within ~5 m), not {model_selection!r}")  # fmt: skip
-        check_confidence(min_detection_confidence=min_detection_confidence)
+        if min_detection_confidence is not None:
+            check_confidence(min_detection_confidence=min_detection_confidence)
         super().__init__(**options)
         declared = DETECTORS[model_selection]
         engine = self.backend.model("detection", model, declared.model)

@@ -37,11 +37,13 @@ class FaceDetection(SolutionBase):
     """MediaPipe Face Detection: an RGB image -> the detected faces' location data."""
 
     def __init__(self, min_detection_confidence=0.5, model_selection=0):
-        """min_detection_confidence: [0.0, 1.0]; model_selection: 0 (short range, faces
-        within 2 m) or 1 (full range, within 5 m)."""
-        self._start(_FaceDetector(model_selection=model_selection,
-                                  min_detection_confidence=min_detection_confidence,
-                                  **_base.native_options()),
+        """min_detection_confidence: [0.0, 1.0], accepted and, as in MediaPipe 0.10.14,
+        without effect: each model runs at its graph's threshold (0.5 short range, 0.6 full
+        range; measured on MediaPipe's own); model_selection: 0 (short range, faces within
+        2 m) or 1 (full range, within 5 m)."""
+        if not 0.0 <= min_detection_confidence <= 1.0:
+            raise ValueError("min_detection_confidence must be in [0.0, 1.0]")
+        self._start(_FaceDetector(model_selection=model_selection, **_base.native_options()),
                     ("detections",))  # fmt: skip
 
     def process(self, image: np.ndarray):
