@@ -17,8 +17,8 @@ ops) is compared with the reference interpreter in float64 instead (engine/refer
 landmark_ops.py: those ops' oracle), its rows say so. A model the engine refuses
 (ModelError: an op with neither a GPU nor a CPU kernel) is a row saying why; any other
 error stops the run (it is a failure, not a row).
-At fp32, pose_landmark_full's segmentation logits (max ~1650) are held to FP32_LOGITS and
-the mask bounds: fp32 itself is not exact to 1e-4 there (see FP32_LOGITS).
+At fp32, the pose landmark models' segmentation logits (max ~75-1650) are held to
+FP32_LOGITS and the mask bounds: fp32 itself is not exact to 1e-4 there (see FP32_LOGITS).
 
 The table prints under the stamp line (benchmarks/common.py); --json writes
 {"stamp", "rows"}.
@@ -45,13 +45,19 @@ TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2}
 MASKS = {
     ("selfie_segmentation", "activation_10"): "probability",
     ("selfie_segmentation_landscape", "segment_back"): "probability",
+    ("pose_landmark_lite", "Identity_2"): "logits",
     ("pose_landmark_full", "Identity_2"): "logits",
+    ("pose_landmark_heavy", "Identity_2"): "logits",
 }
 MASK_IOU, MASK_MEAN = 0.99, 1e-2
 # Mask logits at fp32: on pose_landmark_full (astronaut still) LiteRT's XNNPACK and builtin
 # reference resolvers differ by 1.7e-4 relative between themselves, the engine by 2.2e-4
 # from XNNPACK and 6.9e-5 from a float64 run (lavapipe, 2026-11): the 1e-4 bound is below
-# what fp32 arithmetic holds on this output, so it gets 5e-4 plus the mask bounds.
+# what fp32 arithmetic holds on this output, so it gets 5e-4 plus the mask bounds. The same
+# on pose_landmark_heavy (random input, seed 0): the resolvers differ by 2.6e-4, XNNPACK is
+# 1.2e-4 and the reference resolver 1.8e-4 from float64, the engine 1.9e-4 from float64 and
+# 3.1e-4 from XNNPACK; and the lite model's logits, which hold 1e-4 (6.5e-5 from XNNPACK),
+# are a mask like the others.
 FP32_LOGITS = 5e-4
 
 

@@ -1,8 +1,8 @@
 """Every fetched MediaPipe model on the GPU vs LiteRT (fp32), at fp32 and at fp16
 (benchmarks/engine/precision_check.py computes the rows).
 
-- fp32: every output within 1e-4 relative (max|d| / max(1, max|ref|)); pose_landmark_full's
-  segmentation logits, where fp32 itself does not hold 1e-4 (precision_check.FP32_LOGITS),
+- fp32: every output within 1e-4 relative (max|d| / max(1, max|ref|)); the pose landmark
+  models' segmentation logits, where fp32 itself does not hold 1e-4 (precision_check.FP32_LOGITS),
   within 5e-4 and as a mask;
 - fp16: every output within 1e-2 relative; segmentation masks, whose raw values fp16
   storage alone moves by more than that (docs/precision.md: the numpy storage floor is
