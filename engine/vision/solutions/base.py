@@ -3,8 +3,8 @@ counts and release.
 
 - models: a path, an imported Graph or None (the manifest's file, engine.catalog.manifest
   .model_path; a missing file is a ModelError saying `engine-fetch models`)
-- engine options pass through to every Engine (ENGINE_OPTIONS: precision, storage, planner,
-  texture_planner, workgroups, tune_method, transforms, cache_dir, kernels), with sync
+- engine options pass through to every Engine (OPTIONS_FOR_ENGINE: precision, storage,
+  planner, texture_planner, workgroups, tune_method, transforms, cache_dir, kernels), with sync
   (also how process() waits), adapter and context; any other keyword is a TypeError
   naming it, as a mistyped option of MediaPipe's is
 - backend: "auto" (the default: "xnnpack" on a CPU rasterizer adapter with LiteRT
@@ -44,7 +44,7 @@ from engine.vision.backends import open_backend
 
 RUNNING_MODES = ("image", "video")
 OUTPUTS = ("numpy", "gpu")
-ENGINE_OPTIONS = ("precision", "planner", "transforms", "storage", "texture_planner",
+OPTIONS_FOR_ENGINE = ("precision", "planner", "transforms", "storage", "texture_planner",
                   "workgroups", "tune_method", "cache_dir", "kernels")  # fmt: skip
 Step = tuple[str, Callable[[object], None]]
 
@@ -72,7 +72,7 @@ class Solution:
                  bgr: bool = False, context=None, adapter: str | None = None,
                  sync: str = "sleep", backend: str = "auto", num_threads: int | None = None,
                  **engine_options):  # fmt: skip
-        unknown = sorted(set(engine_options) - set(ENGINE_OPTIONS))
+        unknown = sorted(set(engine_options) - set(OPTIONS_FOR_ENGINE))
         if unknown:
             raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
                             f"{unknown[0]!r}")  # fmt: skip
