@@ -57,8 +57,9 @@ class Timeline:
     Every frame's figures go into a float32 row (latency, waits, CPU and GPU ms per stage).
     The first HEAD rows are kept as they are, then at most KEEP more: every frame while
     there is room, then a uniform random sample of all of them (reservoir sampling,
-    seeded): percentiles over a run of any length from <= 1.8 MB. A list of FrameRecords
-    grew ~2 KB per frame (1.5 MB/min at 13 FPS in the soak; docs/benchmarks.md)."""
+    seeded): percentiles over a run of any length from 1.8 MB, resident from the start. A
+    list of FrameRecords grew ~2 KB per frame (1.5 MB/min at 13 FPS in the soak;
+    docs/benchmarks.md)."""
 
     def __init__(self, recent: int = 300, keep: int = KEEP):
         self.recent: deque[FrameRecord] = deque(maxlen=recent)
@@ -71,7 +72,11 @@ class Timeline:
         self.frames = 0
         self._keep = keep
         self._cols: dict[str, int] = {k: i for i, k in enumerate(_FIXED)}
-        self._rows = np.zeros((HEAD + keep, 2 * len(STAGES) + len(_FIXED)), np.float32)
+        # written through now (np.full, not np.zeros): calloc's pages are mapped as the rows
+        # first fill, so the heap rose 108 B a frame for the first KEEP frames (0.3 MB/min
+        # at 50 FPS in the soak, benchmarks/app/soak.py: a bounded store that looked like
+        # a leak for 5 minutes)
+        self._rows = np.full((HEAD + keep, 2 * len(STAGES) + len(_FIXED)), 0.0, np.float32)
         self._stored = 0
         self._head_capture: list[float] = []  # t_capture of the head rows (wall time)
         self._last_done = 0.0

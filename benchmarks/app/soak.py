@@ -1,20 +1,41 @@
 """Soak: each ar-demo effect for thousands of frames headless; memory and GPU objects over time.
 
-    python -m benchmarks.app.soak [--frames 3000] [--effects face-mesh,segmentation,...]
-                                [--every 100] [--input assets/sample.mp4] [--json out/soak.json]
+    python -m benchmarks.app.soak [--frames 3000] [--effects all|face-mesh,hands,...]
+                                [--every 100] [--input CLIP] [--json out/soak.json]
+                                [--container mp4|mkv] [--trace 12] [--trim]
 
 Per effect (and style), a child process runs the real headless path (app.headless
-.run_headless: upload, solution, overlay, readback, mp4 encoding, the timeline) on the
-input clip played in a loop until `--frames`, and samples every `--every` frames:
+.run_headless: upload, solution, overlay, readback, mp4 encoding, the timeline) with the
+manifest's models of the effect (`ar-demo --solution`'s, app/effects/__init__.py EFFECTS)
+on a clip played in a loop until `--frames` (default: the sample clip for the face effects
+and segmentation, the people clip for hands, pose and holistic: it has hands and bodies;
+`--input` sets one for all), encoding into `--container` (mp4, ar-demo's default, whose
+muxer keeps every frame's index entry in memory until the file is closed: ~70 B a frame,
+benchmarks/app/writer_memory.py; mkv keeps one per cluster), and samples every `--every`
+frames:
 anonymous memory (RssAnon + VmSwap: the heap, where a leak lands; the target is on it),
-RSS, wgpu-py's live objects by type (wgpu.diagnostics.object_counts), the native
-wgpu-core registries' kept objects (wgpu_native_counts), the GPU bytes of live buffers
-and textures, and Python's allocated blocks (sys.getallocatedblocks: growth there is
-Python objects, growth in anonymous memory only is native). The parent prints a markdown
-table (memory start / end, slope in MB/min and KB/frame by least squares over the
-samples after `--warmup` frames, object count growth) under the stamp line
-(benchmarks/common.py; the adapter the children ran on) and writes the samples as JSON.
-Target (issue 14): slope < 1 MB/min.
+glibc's count of the bytes allocated and not freed (mallinfo2, `malloc_used_mb`: what
+the process keeps, without the free heap glibc keeps resident), RSS, wgpu-py's live
+objects by type (wgpu.diagnostics.object_counts), the native wgpu-core registries' kept
+objects (wgpu_native_counts), the GPU bytes of live buffers and textures, Python's
+allocated blocks (sys.getallocatedblocks: growth there is Python objects, growth in
+anonymous memory only is native) and the 1-minute load. The parent prints a markdown
+table (memory start / end, slope in MB/min and KB/frame by least squares over the samples
+after `--warmup` frames and over the second half of the run, the second half's slope of
+malloc'd bytes, object count growth, the load during the run, the app's heap trims: app/
+headless.py HeapTrim) under the stamp line (benchmarks/common.py; the adapter the
+children ran on) and writes the samples as JSON.
+Target: a flat curve, second-half slope < 0.2 MB/min (a bounded store that is still
+filling shows as a slope after warm-up; a leak shows in both). Anonymous memory moves by
++-1-2 MB from sample to sample (blocks in flight, the free heap faulted back in after a
+trim): over a 15,000-frame run at 50 FPS that alone is +-0.2 MB/min of least-squares
+slope, so read KB/frame and the malloc'd slope beside it.
+Diagnosis: `--trace N` runs tracemalloc (N frames of traceback) in the child and lists the
+allocations that grew most between the first sample after warm-up and the last, by
+traceback (what Python holds on to); `--trim` calls glibc's malloc_trim(0) before each
+sample, so freed heap that only fragmentation keeps resident does not count (a slope
+that goes away with it is the allocator, not a leak; MALLOC_ARENA_MAX=2 in the
+environment is the other check).
 A child per effect: each starts from a fresh process, so one effect's memory is not
 counted against the next.
 """
@@ -31,27 +52,27 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.headless import anon_mb, trim_heap
 from benchmarks.common import Bench, adapter_record, table
 
-DEFAULT_MODELS = {
-    "face-mesh": ("face_detection_short_range", "face_landmark"),
-    "segmentation": ("selfie_segmentation",),
-    "face-detection": ("face_detection_short_range",),
-}
-TARGET_MB_PER_MIN = 1.0  # issue 14's bound on RSS growth
+CLIPS = {"hands": "people.mp4", "pose": "people.mp4", "holistic": "people.mp4"}  # else:
+DEFAULT_CLIP = "sample.mp4"  # faces and a person, no hands in view
+TARGET_MB_PER_MIN = 0.2  # the bound on anonymous memory's growth over the second half
+TRACE_TOP = 15  # tracemalloc: the allocation sites listed per effect
 
 
-def anon_mb() -> float | None:
-    """Anonymous resident memory + swap in MiB (Linux): the heap, where a leak lands. RSS
-    also counts file-backed pages (lavapipe's LLVM is ~100 MB of them) that the kernel
-    evicts and maps back at will: one soak saw RSS drop 298 -> 190 MB mid-run."""
-    try:
-        with open("/proc/self/status") as f:
-            fields = dict(line.split(":", 1) for line in f if ":" in line)
-        kb = int(fields["RssAnon"].split()[0]) + int(fields.get("VmSwap", "0 kB").split()[0])
-        return kb / 1024
-    except (OSError, KeyError, ValueError):
-        return None
+def effect_models(effect: str) -> list[str]:
+    """The model files an effect runs: its manifest models, as `ar-demo --solution`."""
+    from app.effects import effect_info
+    from app.models import solution_models
+
+    return solution_models(effect_info(effect).solution)
+
+
+def default_input(effect: str) -> str:
+    from engine.catalog.paths import assets_dir
+
+    return str(assets_dir() / CLIPS.get(effect, DEFAULT_CLIP))
 
 
 def rss_mb() -> float:
@@ -84,17 +105,58 @@ def gpu_objects() -> dict:
     return out
 
 
-def sample(frame: int, t0: float) -> dict:
+def malloc_mb() -> dict:
+    """glibc's own count (mallinfo2, every arena): `malloc_used_mb`, the bytes handed out
+    and not freed (heap blocks + mapped ones), `malloc_free_mb`, the free bytes the heaps
+    keep; {} without glibc 2.33+. Used growing: something allocates and keeps; free (or
+    anonymous memory) growing with used flat: the allocator keeps what was freed."""
+    import ctypes
+
+    class Mallinfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+            "fordblks", "keepcost")]  # fmt: skip
+
+    try:
+        fn = ctypes.CDLL("libc.so.6").mallinfo2
+    except (OSError, AttributeError):
+        return {}
+    fn.restype = Mallinfo2
+    m = fn()
+    return {"malloc_used_mb": (m.uordblks + m.hblkhd) / 2**20, "malloc_free_mb": m.fordblks / 2**20}
+
+
+def sample(frame: int, t0: float, trim: bool = False) -> dict:
     """The memory and object figures now; `t_s`: seconds since `t0` (a sample's time, not a
-    timed call: the slope is fitted over them)."""
+    timed call: the slope is fitted over them); `trim`: malloc_trim first."""
     # Free unreachable cycles first: wgpu objects of garbage made before the run (e.g. an
     # earlier test's engine in the same process) would otherwise be released whenever the
     # collector happens to run and show up as a change between two samples.
     gc.collect()
+    if trim:
+        trim_heap()
     rss, anon = rss_mb(), anon_mb()
     return {"frame": frame, "t_s": time.perf_counter() - t0, "rss_mb": rss,
             "anon_mb": rss if anon is None else anon, "py_blocks": sys.getallocatedblocks(),
-            **gpu_objects()}  # fmt: skip
+            "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+            **malloc_mb(), **gpu_objects()}  # fmt: skip
+
+
+def trace_diff(before, after, top: int = TRACE_TOP) -> list[dict]:
+    """The allocation sites (by traceback) that grew most between two tracemalloc
+    snapshots; the soak's own samples, tracemalloc's and imports are left out."""
+    import tracemalloc
+
+    skip = [tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, __file__),
+            tracemalloc.Filter(False, "<frozen importlib._bootstrap*>")]  # fmt: skip
+    stats = after.filter_traces(skip).compare_to(before.filter_traces(skip), "traceback")
+    out = []
+    for st in sorted(stats, key=lambda x: x.size_diff, reverse=True)[:top]:
+        frames = [f"{f.filename.removeprefix(str(Path.cwd()) + '/')}:{f.lineno}"
+                  for f in st.traceback]  # fmt: skip
+        out.append({"size_diff_kb": st.size_diff / 1024, "count_diff": st.count_diff,
+                    "size_kb": st.size / 1024, "traceback": frames})  # fmt: skip
+    return out
 
 
 class LoopingSource:
@@ -135,16 +197,20 @@ class LoopingSource:
 
 
 def soak_effect(effect: str, style: str | None, frames: int, every: int,
-                input_path: str) -> dict:  # fmt: skip
-    """One effect in this process: the headless path on a looped clip; the samples."""
+                input_path: str | None = None, *, trace: int = 0, trim: bool = False,
+                warmup: int = 300, container: str = "mp4") -> dict:  # fmt: skip
+    """One effect in this process: the headless path on a looped clip; the samples.
+    `trace`: tracemalloc with that many frames of traceback, the growth from the first
+    sample at or after `warmup` frames to the last in `tracemalloc`; `trim`: sample()'s;
+    `container`: the output file's extension."""
     from app.headless import run_headless
     from app.models import load_model
     from app.options import build_parser
     from app.pipeline import make_pipeline
-    from engine.catalog.manifest import model_path
     from engine.gpu.device import shared_context
 
-    models = [str(model_path(m)) for m in DEFAULT_MODELS[effect]]
+    input_path = input_path or default_input(effect)
+    models = effect_models(effect)
     argv = [a for m in models for a in ("--model", m)] + ["--effect", effect, "--headless"]
     args = build_parser().parse_args(argv + (["--style", style] if style else []))
     specs = [load_model(m) for m in models]
@@ -154,33 +220,61 @@ def soak_effect(effect: str, style: str | None, frames: int, every: int,
     # sampled in the loop's thread right after a frame is finished: no encoder is being
     # recorded then (the source is read on a worker thread, frames overlap: app/headless.py)
     t0, samples, finish = time.perf_counter(), [], pipeline.finish
+    snaps: dict[int, object] = {}  # frame -> snapshot (the first one dumped to a file)
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start(trace)
 
     def finish_and_sample(pending):
         rec = finish(pending)
-        if (rec.index + 1) % every == 0:
-            samples.append(sample(rec.index + 1, t0))
+        n = rec.index + 1
+        if n % every == 0:
+            samples.append(sample(n, t0, trim))
+            if trace and (not snaps and n >= warmup or snaps and n + every > frames):
+                # the first one goes to a file, so it is not counted in the later samples;
+                # the last one is taken in the loop, before the run's summary imports more
+                snap = tracemalloc.take_snapshot()
+                if snaps:
+                    snaps[n] = snap
+                else:
+                    snap.dump(first_path)
+                    snaps[n] = first_path
         return rec
 
     pipeline.finish = finish_and_sample
-    samples.append(sample(0, t0))
+    samples.append(sample(0, t0, trim))
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            code = run_headless(pipeline, source, Path(tmp) / "soak.mp4", progress=False,
-                                report=False)  # fmt: skip
+            first_path = str(Path(tmp) / "first.tracemalloc")
+            stats = Path(tmp) / "stats.json"  # the run's summary (--stats): its heap trims
+            code = run_headless(pipeline, source, Path(tmp) / f"soak.{container}",
+                                stats_path=stats, progress=False, report=False)  # fmt: skip
+            heap_trim = json.loads(stats.read_text()).get("heap_trim")
+            grown = None
+            if trace and len(snaps) == 2:
+                tracemalloc.stop()
+                (since, path), (until, last) = snaps.items()
+                first = tracemalloc.Snapshot.load(path)
+                grown = {"from_frame": since, "to_frame": until,
+                         "sites": trace_diff(first, last)}  # fmt: skip
     finally:
         pipeline.effect.solution.close()
     return {"effect": effect, "style": pipeline.effect.style_name, "frames": frames,
             "exit": code, "adapter": adapter_record(ctx), "loops": source.loops,
-            "samples": samples}  # fmt: skip
+            "input": input_path, "models": [Path(m).stem for m in models],
+            "trim": trim, "container": container, "heap_trim": heap_trim,
+            "tracemalloc": grown, "samples": samples}  # fmt: skip
 
 
-def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str,
-              out_json: str) -> None:  # fmt: skip
-    Path(out_json).write_text(json.dumps(soak_effect(effect, style, frames, every, input_path)))
+def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str | None,
+              out_json: str, **options) -> None:  # fmt: skip
+    run = soak_effect(effect, style, frames, every, input_path, **options)
+    Path(out_json).write_text(json.dumps(run))
 
 
 def slope(samples: list[dict], warmup: int, key: str = "rss_mb") -> tuple[float, float]:
-    """Least-squares growth of `key` after `warmup` frames: (per minute, per frame)."""
+    """Least-squares growth of `key` from `warmup` frames on: (per minute, per frame)."""
     import numpy as np
 
     s = [x for x in samples if x["frame"] >= warmup] or samples
@@ -196,7 +290,12 @@ def summarize(run: dict, warmup: int) -> dict:
     """The table row of one child's run: the target is on anonymous memory (anon_mb())."""
     s = run["samples"]
     per_min, per_frame = slope(s, warmup, "anon_mb")
+    half = s[-1]["frame"] / 2  # the second half
+    half_min, half_frame = slope(s, half, "anon_mb")
+    used = all("malloc_used_mb" in x for x in s)
+    used_min, used_frame = slope(s, half, "malloc_used_mb") if used else (None, None)
     rss_min, _ = slope(s, warmup, "rss_mb")
+    loads = [x["load"] for x in s if x.get("load") is not None]
     after = [x for x in s if x["frame"] >= warmup] or s
     first, last = after[0], s[-1]
     native = [x["native_total"] for x in after]
@@ -207,36 +306,71 @@ def summarize(run: dict, warmup: int) -> dict:
         "anon_end_mb": last["anon_mb"], "rss_warm_mb": first["rss_mb"],
         "rss_end_mb": last["rss_mb"], "rss_slope_mb_per_min": rss_min,
         "slope_mb_per_min": per_min, "slope_kb_per_frame": per_frame * 1024,
+        "half_slope_mb_per_min": half_min, "half_slope_kb_per_frame": half_frame * 1024,
+        "used_half_slope_mb_per_min": used_min,
+        "used_half_slope_kb_per_frame": None if used_frame is None else used_frame * 1024,
+        "fps": (last["frame"] - s[0]["frame"]) / max(last["t_s"] - s[0]["t_s"], 1e-9),
+        "load": (min(loads), max(loads)) if loads else None,
+        "input": Path(run.get("input") or "?").name, "trim": run.get("trim", False),
+        "container": run.get("container", "mp4"),
+        "heap_trims": (run.get("heap_trim") or {}).get("trims"),
         "py_blocks": (first["py_blocks"], last["py_blocks"]),
         "py_objects": (first["py_total"], last["py_total"]),
         "native_objects": (native[0], native[-1]),
         "gpu_bytes": (first["gpu_bytes"], last["gpu_bytes"]),
-        "ok": per_min < TARGET_MB_PER_MIN and last["py_total"] <= first["py_total"],
+        "ok": half_min < TARGET_MB_PER_MIN and last["py_total"] <= first["py_total"],
         "exit": run["exit"],
     }  # fmt: skip
 
 
-HEADER = ["effect", "style", "frames", "min", "anon MB start -> warm -> end", "slope MB/min",
-          "KB/frame", "RSS MB warm -> end (slope)", "Python blocks", "wgpu-py objects",
-          "wgpu-core objects", "GPU MB", "< 1 MB/min"]  # fmt: skip
+HEADER = ["effect", "style", "input -> output", "frames", "min", "FPS", "load",
+          "anon MB start -> warm -> end",
+          "slope MB/min", "KB/frame", "2nd half MB/min", "2nd half KB/frame",
+          "malloc'd 2nd half MB/min",
+          "RSS MB warm -> end (slope)", "Python blocks", "wgpu-py objects", "wgpu-core objects",
+          "GPU MB", "heap trims", f"< {TARGET_MB_PER_MIN} MB/min"]  # fmt: skip
 
 
-def markdown(rows: list[dict], warmup: int) -> str:
+def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> str:
     cells = []
     for r in rows:
         mb = tuple(f"{b / 2**20:.1f}" for b in r["gpu_bytes"])
+        load = "-" if not r.get("load") else f"{r['load'][0]:.1f}-{r['load'][1]:.1f}"
         cells.append([
-            r["effect"], r["style"], r["frames"], f"{r['minutes']:.1f}",
+            r["effect"], r["style"],
+            f"{r['input']} -> {r['container']}" + (" (trim)" if r["trim"] else ""), r["frames"],
+            f"{r['minutes']:.1f}", f"{r['fps']:.0f}", load,
             f"{r['anon_start_mb']:.0f} -> {r['anon_warm_mb']:.1f} -> {r['anon_end_mb']:.1f}",
             f"{r['slope_mb_per_min']:.2f}", f"{r['slope_kb_per_frame']:.2f}",
+            f"{r['half_slope_mb_per_min']:.2f}", f"{r['half_slope_kb_per_frame']:.2f}",
+            "-" if r["used_half_slope_mb_per_min"] is None
+            else f"{r['used_half_slope_mb_per_min']:.2f}",
             f"{r['rss_warm_mb']:.0f} -> {r['rss_end_mb']:.0f} ({r['rss_slope_mb_per_min']:.2f})",
             f"{r['py_blocks'][0]} -> {r['py_blocks'][1]}",
             f"{r['py_objects'][0]} -> {r['py_objects'][1]}",
             f"{r['native_objects'][0]} -> {r['native_objects'][1]}", f"{mb[0]} -> {mb[1]}",
-            "yes" if r["ok"] else "NO",
+            "-" if r.get("heap_trims") is None else r["heap_trims"], "yes" if r["ok"] else "NO",
         ])  # fmt: skip
-    return "\n".join([*table(HEADER, cells, "llrrlrrllllll"), "",
-                      f"slope over the samples after frame {warmup}"])  # fmt: skip
+    lines = [*table(HEADER, cells, "lllrrrllrrrrrlllllrl"), "",
+             f"slope: least squares over the samples from frame {warmup}; 2nd half: from "
+             f"half the frames; load: the 1-minute load average over the samples"]  # fmt: skip
+    for run in runs or []:
+        grown = run.get("tracemalloc")
+        if not grown:
+            continue
+        lines += ["", f"tracemalloc, {run['effect']}: growth by traceback, frames "
+                      f"{grown['from_frame']} -> {grown['to_frame']}", ""]  # fmt: skip
+        for site in grown["sites"]:
+            where = " <- ".join(reversed(site["traceback"][-4:]))
+            lines.append(f"- {site['size_diff_kb']:+.1f} KB ({site['count_diff']:+d} blocks): "
+                         f"{where}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _effect_names() -> list[str]:
+    from app.effects import EFFECTS
+
+    return list(EFFECTS)
 
 
 def _runs(effects: list[str], styles: str) -> list[tuple[str, str | None]]:
@@ -254,26 +388,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--frames", type=int, default=3000)
     p.add_argument("--every", type=int, default=100, help="sample every N frames")
     p.add_argument("--warmup", type=int, default=300, help="frames left out of the slope")
-    p.add_argument("--effects", default=",".join(DEFAULT_MODELS))
+    p.add_argument("--effects", default="all",
+                   help="comma-separated, or all: " + ", ".join(_effect_names()))  # fmt: skip
     p.add_argument("--styles", choices=("default", "all"), default="default")
-    p.add_argument("--input", default=None, help="video to loop (default: the sample clip)")
+    p.add_argument("--input", default=None, help="video to loop (default: people.mp4 for "
+                   "hands, pose and holistic, sample.mp4 for the others)")  # fmt: skip
+    p.add_argument("--trace", type=int, default=0, metavar="N",
+                   help="tracemalloc with N frames of traceback: list what grew (slow)")  # fmt: skip
+    p.add_argument("--trim", action="store_true", help="malloc_trim(0) before each sample")
+    p.add_argument("--container", choices=("mp4", "mkv"), default="mp4",
+                   help="the output file's format (mp4: ar-demo's default)")  # fmt: skip
     p.add_argument("--json", metavar="OUT.json", help="write the rows and every sample")
     p.add_argument("--child", nargs=2, metavar=("EFFECT", "STYLE"), help=argparse.SUPPRESS)
     p.add_argument("--child-out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.input is None:
-        from engine.catalog.paths import assets_dir
-
-        args.input = str(assets_dir() / "sample.mp4")
     if args.child:
         effect, style = args.child
         run_child(effect, None if style == "-" else style, args.frames, args.every, args.input,
-                  args.child_out)  # fmt: skip
+                  args.child_out, trace=args.trace, trim=args.trim, warmup=args.warmup,
+                  container=args.container)  # fmt: skip
         return 0
     effects = [e.strip() for e in args.effects.split(",") if e.strip()]
-    bad = [e for e in effects if e not in DEFAULT_MODELS]
+    if effects == ["all"]:
+        effects = _effect_names()
+    bad = [e for e in effects if e not in _effect_names()]
     if bad:
-        p.error(f"unknown effect(s) {', '.join(bad)}; choose from {', '.join(DEFAULT_MODELS)}")
+        p.error(f"unknown effect(s) {', '.join(bad)}; choose from {', '.join(_effect_names())}")
     bench = Bench(__spec__.name, argv)
     runs, rows = [], []
     for effect, style in _runs(effects, args.styles):
@@ -281,7 +421,10 @@ def main(argv: list[str] | None = None) -> int:
             out = tmp.name
         cmd = [sys.executable, "-m", "benchmarks.app.soak", "--child", effect, style or "-",
                "--child-out", out, "--frames", str(args.frames), "--every", str(args.every),
-               "--input", args.input]  # fmt: skip
+               "--warmup", str(args.warmup), "--trace", str(args.trace),
+               "--container", args.container,
+               *(["--trim"] if args.trim else []),
+               *(["--input", args.input] if args.input else [])]  # fmt: skip
         print(f"soak: {effect} {style or '(default style)'}, {args.frames} frames ...",
               file=sys.stderr, flush=True)  # fmt: skip
         proc = subprocess.run(cmd)
@@ -293,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         bench.adapter = run["adapter"]  # the same in every child
         runs.append(run)
         rows.append(summarize(run, args.warmup))
-    bench.report(markdown(rows, args.warmup), {"rows": rows, "runs": runs}, args.json)
+    bench.report(markdown(rows, args.warmup, runs), {"rows": rows, "runs": runs}, args.json)
     return 0 if all(r["ok"] for r in rows) else 1
 
 
