@@ -72,6 +72,17 @@ def _matching(adapters: list, wanted: str | None) -> list:
 _primary_only = False
 
 
+# The instance's flags: a release build's defaults (wgpu's InstanceFlags::from_build_config:
+# VALIDATION_INDIRECT_CALL alone) without the indirect-call validation. With it wgpu-core
+# checks each dispatch_workgroups_indirect's arguments by a compute pass of its own before
+# the dispatch: 0.04-0.08 ms more per indirect dispatch on lavapipe, zero-sized or not
+# (1,000 dispatches in one pass: 0.001 ms without it), and a gated model
+# (engine/gpu/gate.py) dispatches every op indirectly: Hands' frame on webgpu ran 3.4 fps
+# with it and 3.8-4.1 without (people clip, 60 frames). The arguments the engine writes
+# are the model's own grids or 0 (shaders/engine/gate.wgsl), valid by construction.
+INSTANCE_FLAGS = ["Empty"]
+
+
 def _primary_backends_first() -> bool:
     """Make wgpu-py's instance with the primary backends only (Vulkan, Metal, D3D12);
     False when an instance exists already (the caller used wgpu first, or the engine
@@ -81,19 +92,20 @@ def _primary_backends_first() -> bool:
 
         if _helpers._the_instance is not None:
             return False
-        extras.set_instance_extras(backends=["Primary"])
+        extras.set_instance_extras(backends=["Primary"], flags=INSTANCE_FLAGS)
         return True
     except Exception:
         return False
 
 
 def _every_backend() -> None:
-    """Replace the primary-only instance: the next enumeration makes one with every
-    backend, OpenGL too (wgpu-py's own way: drop `_the_instance`). The old one is left
+    """Replace the primary-only instance with one with every backend, OpenGL too
+    (wgpu-py's own way: drop `_the_instance`, then make one). The old one is left
     alive, not released: devices made from it keep working."""
-    from wgpu.backends.wgpu_native import _helpers
+    from wgpu.backends.wgpu_native import _helpers, extras
 
     _helpers._the_instance = None
+    extras.set_instance_extras(backends=["All"], flags=INSTANCE_FLAGS)
 
 
 def _enumerate(wgpu, wanted: str | None) -> list:

@@ -8,7 +8,8 @@
 - why: a solution's GPU frame decides on the GPU whether a model is needed this frame (the
   detector while an object is tracked, a crop slot association left empty) and nothing
   is read back to tell the CPU; recording the model behind the gate skips its work at the
-  cost of one small dispatch
+  cost of one small dispatch (and wgpu's own check of each indirect dispatch, which the
+  engine's instance leaves out: engine/gpu/device.py INSTANCE_FLAGS)
 - usage: `gated = GatedDispatches(ctx, dispatches, gate_buffer, 0)`; per frame
   `gated.record(pass_, stats)` (the runtime keeps one per gate: runtime.Runtime.encode)
 """
