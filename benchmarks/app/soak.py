@@ -23,7 +23,7 @@ anonymous memory only is native) and the 1-minute load. The parent prints a mark
 table (memory start / end, slope in MB/min and KB/frame by least squares over the samples
 after `--warmup` frames and over the second half of the run, the second half's slope of
 malloc'd bytes, object count growth, the load during the run, the app's heap trims: app/
-headless.py HeapTrim) under the stamp line (benchmarks/common.py; the adapter the
+heap.py HeapTrim) under the stamp line (benchmarks/common.py; the adapter the
 children ran on) and writes the samples as JSON.
 Target: a flat curve, second-half slope < 0.2 MB/min (a bounded store that is still
 filling shows as a slope after warm-up; a leak shows in both). Anonymous memory moves by
@@ -52,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.headless import anon_mb, trim_heap
+from app.heap import anon_mb, malloc_mb, trim_heap
 from benchmarks.common import Bench, adapter_record, table
 
 CLIPS = {"hands": "people.mp4", "pose": "people.mp4", "holistic": "people.mp4"}  # else:
@@ -103,27 +103,6 @@ def gpu_objects() -> dict:
     except Exception:  # another backend, or a wgpu without the native report
         out["native_total"] = None
     return out
-
-
-def malloc_mb() -> dict:
-    """glibc's own count (mallinfo2, every arena): `malloc_used_mb`, the bytes handed out
-    and not freed (heap blocks + mapped ones), `malloc_free_mb`, the free bytes the heaps
-    keep; {} without glibc 2.33+. Used growing: something allocates and keeps; free (or
-    anonymous memory) growing with used flat: the allocator keeps what was freed."""
-    import ctypes
-
-    class Mallinfo2(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_size_t) for name in (
-            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-            "fordblks", "keepcost")]  # fmt: skip
-
-    try:
-        fn = ctypes.CDLL("libc.so.6").mallinfo2
-    except (OSError, AttributeError):
-        return {}
-    fn.restype = Mallinfo2
-    m = fn()
-    return {"malloc_used_mb": (m.uordblks + m.hblkhd) / 2**20, "malloc_free_mb": m.fordblks / 2**20}
 
 
 def sample(frame: int, t0: float, trim: bool = False) -> dict:

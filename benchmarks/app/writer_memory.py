@@ -30,7 +30,7 @@ def child(container: str, frames: int) -> dict:
     """Write `frames` frames into a temporary file of `container`; the samples."""
     import gc
 
-    from app.headless import anon_mb, trim_heap
+    from app.heap import anon_mb, trim_heap
     from app.output import open_writer
     from app.sources import open_source
     from engine.catalog.paths import assets_dir

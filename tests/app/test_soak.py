@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.headless import HeapTrim
+from app.heap import HeapTrim
 from benchmarks.app.soak import TARGET_MB_PER_MIN, soak_effect, summarize
 from tests.helpers.gpu import gpu_context
 from tests.helpers.media import sample_clip

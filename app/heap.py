@@ -1,0 +1,114 @@
+"""The process's heap from glibc's side: how much is resident, how much is in use, and
+giving its free pages back.
+
+- anon_mb(): anonymous resident memory + swap (Linux's /proc/self/status), the heap,
+  where a leak lands (RSS also counts file pages the kernel drops at will)
+- malloc_mb(): glibc's own count (mallinfo2): bytes in use and free bytes kept
+- trim_heap(): malloc_trim(0), the free pages of every heap back to the kernel
+- HeapTrim: the headless loop's bound on the free heap kept resident (app/headless.py)
+Each is None / {} / False where the C library has no such function (musl, macOS).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import time
+
+TRIM_CHECK = 256  # frames between two looks at the heap (HeapTrim): ~5 s at 50 FPS
+# free heap kept resident before a trim, under a frame's 0.9 MB: with 8 MB, one frame-sized
+# step of kept heap in the second half of a 15,000-frame hands soak read as 0.28 MB/min
+TRIM_SLACK_MB = 0.5
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]  # fmt: skip
+
+
+@functools.cache
+def _libc_function(name: str):
+    """glibc's `name` with its signature set (looked up once), or None."""
+    try:
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
+    except (OSError, AttributeError):
+        return None
+    if name == "malloc_trim":
+        fn.argtypes, fn.restype = [ctypes.c_size_t], ctypes.c_int
+    elif name == "mallinfo2":
+        fn.argtypes, fn.restype = [], _Mallinfo2
+    return fn
+
+
+def trim_heap() -> bool:
+    """glibc's malloc_trim(0); False where there is none or nothing was released."""
+    fn = _libc_function("malloc_trim")
+    return bool(fn(0)) if fn is not None else False
+
+
+def malloc_mb() -> dict:
+    """glibc's own count (mallinfo2, every arena): `malloc_used_mb`, the bytes handed out
+    and not freed (heap blocks + mapped ones), `malloc_free_mb`, the free bytes the heaps
+    keep; {} without glibc 2.33+. Used growing: something allocates and keeps; free (or
+    anonymous memory) growing with used flat: the allocator keeps what was freed."""
+    fn = _libc_function("mallinfo2")
+    if fn is None:
+        return {}
+    m = fn()
+    return {"malloc_used_mb": (m.uordblks + m.hblkhd) / 2**20, "malloc_free_mb": m.fordblks / 2**20}
+
+
+def anon_mb() -> float | None:
+    """Anonymous resident memory + swap of this process in MiB (Linux; else None)."""
+    try:
+        with open("/proc/self/status") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        kb = int(fields["RssAnon"].split()[0]) + int(fields.get("VmSwap", "0 kB").split()[0])
+        return kb / 1024
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+class HeapTrim:
+    """The free heap kept resident, bounded: call `step()` once a frame; every `check`
+    frames it reads anonymous memory, and when that is more than `slack_mb` above its
+    lowest reading since the last trim, malloc_trim(0) gives the heaps' free pages back
+    (where memory cannot be read: a trim every `check` frames). A trim gives back free
+    pages only, so a leak still shows; it took 1-6 ms, a few times per 10,000 frames.
+
+    Why: each frame allocates and frees several MB in blocks of 0.2-4 MB (the decoded
+    frame, the frame read back, the models' input tensors, the crops' sample maps) on
+    three threads. Once such a block is freed, glibc raises its mmap threshold above it,
+    so the next ones come from the heaps, which keep their free holes resident: anonymous
+    memory rose in steps of about a frame (hands: 150 -> 161 MB over 4,000 frames on a
+    busy machine) while glibc's count of bytes in use (mallinfo2) and what Python holds
+    (tracemalloc) stayed flat. A fixed threshold (mallopt M_MMAP_THRESHOLD) bounds it
+    too, but maps and faults those blocks in every frame: 6 ms a frame for 6 MB,
+    measured."""
+
+    def __init__(self, check: int | None = None, slack_mb: float | None = None):
+        self.check = TRIM_CHECK if check is None else check  # 0: never
+        self.slack_mb = TRIM_SLACK_MB if slack_mb is None else slack_mb
+        self.frames, self.trims, self.ms = 0, 0, 0.0
+        self._trim = _libc_function("malloc_trim") if self.check > 0 else None
+        self._low: float | None = None  # the lowest reading since the last trim
+
+    def step(self) -> None:
+        self.frames += 1
+        if self._trim is None or self.frames % self.check:
+            return
+        mb = anon_mb()
+        if mb is not None and (self._low is None or mb < self._low + self.slack_mb):
+            self._low = mb if self._low is None else min(self._low, mb)
+            return
+        t = time.perf_counter()
+        self._trim(0)
+        self.trims += 1
+        self.ms += (time.perf_counter() - t) * 1e3
+        self._low = None  # the next reading, with the pages in use faulted back in
+
+    def summary(self) -> dict:
+        return {"check_frames": self.check, "slack_mb": self.slack_mb, "trims": self.trims,
+                "ms": round(self.ms, 3), "available": self._trim is not None}  # fmt: skip
