@@ -2,7 +2,7 @@
 
     python -m benchmarks.app.soak [--frames 3000] [--effects all|face-mesh,hands,...]
                                 [--every 100] [--input CLIP] [--json out/soak.json]
-                                [--container mp4|mkv] [--trace 12] [--trim]
+                                [--container mp4|mkv] [--trace 12] [--trim] [--smaps]
 
 Per effect (and style), a child process runs the real headless path (app.headless
 .run_headless: upload, solution, overlay, readback, mp4 encoding, the timeline) with the
@@ -35,7 +35,12 @@ allocations that grew most between the first sample after warm-up and the last, 
 traceback (what Python holds on to); `--trim` calls glibc's malloc_trim(0) before each
 sample, so freed heap that only fragmentation keeps resident does not count (a slope
 that goes away with it is the allocator, not a leak; MALLOC_ARENA_MAX=2 in the
-environment is the other check).
+environment is the other check); `--smaps` splits anonymous memory by kind of mapping in
+every sample (/proc/self/smaps: glibc's main heap, anonymous maps: glibc's thread arenas,
+Python's 1 MiB arenas, the drivers' maps; stacks; libraries' copied pages) and lists the
+mappings that grew most from the first sample after warm-up to the last.
+The child writes each sample to a file as it takes it, so the soak's own records (a
+few KB a sample) do not grow the heap it measures.
 A child per effect: each starts from a fresh process, so one effect's memory is not
 counted against the next.
 """
@@ -58,6 +63,7 @@ from benchmarks.common import Bench, adapter_record, table
 CLIPS = {"hands": "people.mp4", "pose": "people.mp4", "holistic": "people.mp4"}  # else:
 DEFAULT_CLIP = "sample.mp4"  # faces and a person, no hands in view
 TARGET_MB_PER_MIN = 0.2  # the bound on anonymous memory's growth over the second half
+SMAPS_KINDS = ("smaps_heap_mb", "smaps_mmap_mb", "smaps_stack_mb", "smaps_file_mb")
 TRACE_TOP = 15  # tracemalloc: the allocation sites listed per effect
 
 
@@ -105,7 +111,66 @@ def gpu_objects() -> dict:
     return out
 
 
-def sample(frame: int, t0: float, trim: bool = False) -> dict:
+def anon_mappings() -> dict[str, dict]:
+    """This process's mappings with anonymous pages (/proc/self/smaps), by start address:
+    {start: {"name", "perms", "size_kb", "anon_kb"}}; {} where there is no /proc."""
+    maps: dict[str, dict] = {}
+    try:
+        with open("/proc/self/smaps") as f:
+            current = None
+            for line in f:
+                head = line.split(None, 5)
+                if "-" in head[0] and not head[0].endswith(":"):  # a mapping's first line
+                    lo, hi = (int(x, 16) for x in head[0].split("-"))
+                    name = head[5].strip() if len(head) > 5 else ""
+                    current = {"name": name, "perms": head[1], "size_kb": (hi - lo) // 1024}
+                    start = head[0].split("-")[0]
+                elif head[0] == "Anonymous:" and current is not None and int(head[1]):
+                    maps[start] = {**current, "anon_kb": int(head[1])}
+    except OSError:
+        return {}
+    return maps
+
+
+def mapping_kind(m: dict) -> str:
+    """heap (glibc's main heap), stack, file (copy-on-write pages of a file: a library's
+    data), mmap (anonymous maps: glibc's thread arenas and big blocks, Python's arenas,
+    the drivers' own maps)."""
+    name = m["name"]
+    if name == "[heap]":
+        return "heap"
+    if name.startswith("[stack"):
+        return "stack"
+    return "mmap" if not name or name.startswith("[anon") else "file"
+
+
+def anon_by_kind(maps: dict[str, dict]) -> dict:
+    """Anonymous MB by kind of mapping (mapping_kind), and how many anonymous maps."""
+    out = {f"smaps_{k}_mb": 0.0 for k in ("heap", "mmap", "stack", "file")}
+    for m in maps.values():
+        out[f"smaps_{mapping_kind(m)}_mb"] += m["anon_kb"] / 1024
+    out["smaps_maps"] = len(maps)
+    return out
+
+
+def mapping_growth(before: dict[str, dict], after: dict[str, dict], top: int = TRACE_TOP
+                   ) -> list[dict]:  # fmt: skip
+    """The mappings whose anonymous pages grew most between two anon_mappings() (new
+    mappings count from 0; gone ones as negative)."""
+    rows = []
+    for start in before.keys() | after.keys():
+        a, b = before.get(start), after.get(start)
+        m = b or a
+        diff = (b["anon_kb"] if b else 0) - (a["anon_kb"] if a else 0)
+        if diff:
+            rows.append({"start": start, "name": m["name"] or "(anonymous)", "perms": m["perms"],
+                         "kind": mapping_kind(m), "size_kb": m["size_kb"], "anon_diff_kb": diff,
+                         "anon_kb": b["anon_kb"] if b else 0, "new": a is None})  # fmt: skip
+    rows.sort(key=lambda r: -abs(r["anon_diff_kb"]))
+    return rows[:top]
+
+
+def sample(frame: int, t0: float, trim: bool = False, smaps: bool = False) -> dict:
     """The memory and object figures now; `t_s`: seconds since `t0` (a sample's time, not a
     timed call: the slope is fitted over them); `trim`: malloc_trim first."""
     # Free unreachable cycles first: wgpu objects of garbage made before the run (e.g. an
@@ -118,7 +183,8 @@ def sample(frame: int, t0: float, trim: bool = False) -> dict:
     return {"frame": frame, "t_s": time.perf_counter() - t0, "rss_mb": rss,
             "anon_mb": rss if anon is None else anon, "py_blocks": sys.getallocatedblocks(),
             "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-            **malloc_mb(), **gpu_objects()}  # fmt: skip
+            **malloc_mb(), **gpu_objects(),
+            **(anon_by_kind(anon_mappings()) if smaps else {})}  # fmt: skip
 
 
 def trace_diff(before, after, top: int = TRACE_TOP) -> list[dict]:
@@ -177,11 +243,14 @@ class LoopingSource:
 
 def soak_effect(effect: str, style: str | None, frames: int, every: int,
                 input_path: str | None = None, *, trace: int = 0, trim: bool = False,
-                warmup: int = 300, container: str = "mp4") -> dict:  # fmt: skip
+                smaps: bool = False, warmup: int = 300, container: str = "mp4") -> dict:  # fmt: skip
     """One effect in this process: the headless path on a looped clip; the samples.
     `trace`: tracemalloc with that many frames of traceback, the growth from the first
     sample at or after `warmup` frames to the last in `tracemalloc`; `trim`: sample()'s;
-    `container`: the output file's extension."""
+    `smaps`: anonymous memory by kind of mapping in every sample, and the mappings that
+    grew from that first sample to the last in `mappings`; `container`: the output file's
+    extension. The samples go to a file as they are taken, so the soak's own records do
+    not grow the heap it measures."""
     from app.headless import run_headless
     from app.models import load_model
     from app.options import build_parser
@@ -198,52 +267,69 @@ def soak_effect(effect: str, style: str | None, frames: int, every: int,
     pipeline = make_pipeline(args, ctx, specs, effect, source.size, "bgra8unorm")
     # sampled in the loop's thread right after a frame is finished: no encoder is being
     # recorded then (the source is read on a worker thread, frames overlap: app/headless.py)
-    t0, samples, finish = time.perf_counter(), [], pipeline.finish
-    snaps: dict[int, object] = {}  # frame -> snapshot (the first one dumped to a file)
+    t0, finish = time.perf_counter(), pipeline.finish
+    marks: dict[int, object] = {}  # frame -> tracemalloc snapshot / smaps (the first in files)
     if trace:
         import tracemalloc
 
         tracemalloc.start(trace)
 
+    def mark(n: int) -> None:
+        """The first tracemalloc snapshot and mapping table go to files, so they are not
+        counted in the later samples; the last ones are taken in the loop, before the
+        run's summary imports more."""
+        snap = tracemalloc.take_snapshot() if trace else None
+        maps = anon_mappings() if smaps else None
+        if marks:
+            marks[n] = (snap, maps)
+            return
+        if snap is not None:
+            snap.dump(first_trace)
+        Path(first_maps).write_text(json.dumps(maps))
+        marks[n] = None
+
     def finish_and_sample(pending):
         rec = finish(pending)
         n = rec.index + 1
         if n % every == 0:
-            samples.append(sample(n, t0, trim))
-            if trace and (not snaps and n >= warmup or snaps and n + every > frames):
-                # the first one goes to a file, so it is not counted in the later samples;
-                # the last one is taken in the loop, before the run's summary imports more
-                snap = tracemalloc.take_snapshot()
-                if snaps:
-                    snaps[n] = snap
-                else:
-                    snap.dump(first_path)
-                    snaps[n] = first_path
+            log.write(json.dumps(sample(n, t0, trim, smaps)) + "\n")
+            log.flush()
+            if (trace or smaps) and (not marks and n >= warmup or marks and n + every > frames):
+                mark(n)
         return rec
 
     pipeline.finish = finish_and_sample
-    samples.append(sample(0, t0, trim))
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            first_path = str(Path(tmp) / "first.tracemalloc")
+            first_trace = str(Path(tmp) / "first.tracemalloc")
+            first_maps = str(Path(tmp) / "first_maps.json")
+            samples_path = Path(tmp) / "samples.jsonl"
             stats = Path(tmp) / "stats.json"  # the run's summary (--stats): its heap trims
-            code = run_headless(pipeline, source, Path(tmp) / f"soak.{container}",
-                                stats_path=stats, progress=False, report=False)  # fmt: skip
+            with open(samples_path, "w") as log:
+                log.write(json.dumps(sample(0, t0, trim, smaps)) + "\n")
+                code = run_headless(pipeline, source, Path(tmp) / f"soak.{container}",
+                                    stats_path=stats, progress=False, report=False)  # fmt: skip
+            samples = [json.loads(line) for line in samples_path.read_text().splitlines()]
             heap_trim = json.loads(stats.read_text()).get("heap_trim")
-            grown = None
-            if trace and len(snaps) == 2:
-                tracemalloc.stop()
-                (since, path), (until, last) = snaps.items()
-                first = tracemalloc.Snapshot.load(path)
-                grown = {"from_frame": since, "to_frame": until,
-                         "sites": trace_diff(first, last)}  # fmt: skip
+            grown = mappings = None
+            if len(marks) == 2:
+                (since, _), (until, (last_snap, last_maps)) = marks.items()
+                if trace:
+                    tracemalloc.stop()
+                    grown = {"from_frame": since, "to_frame": until,
+                             "sites": trace_diff(tracemalloc.Snapshot.load(first_trace),
+                                                 last_snap)}  # fmt: skip
+                if smaps:
+                    first = json.loads(Path(first_maps).read_text())
+                    mappings = {"from_frame": since, "to_frame": until,
+                                "maps": mapping_growth(first, last_maps)}  # fmt: skip
     finally:
         pipeline.effect.solution.close()
     return {"effect": effect, "style": pipeline.effect.style_name, "frames": frames,
             "exit": code, "adapter": adapter_record(ctx), "loops": source.loops,
             "input": input_path, "models": [Path(m).stem for m in models],
             "trim": trim, "container": container, "heap_trim": heap_trim,
-            "tracemalloc": grown, "samples": samples}  # fmt: skip
+            "tracemalloc": grown, "mappings": mappings, "samples": samples}  # fmt: skip
 
 
 def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str | None,
@@ -297,6 +383,7 @@ def summarize(run: dict, warmup: int) -> dict:
         "py_objects": (first["py_total"], last["py_total"]),
         "native_objects": (native[0], native[-1]),
         "gpu_bytes": (first["gpu_bytes"], last["gpu_bytes"]),
+        "smaps_half_slopes": {k: slope(s, half, k)[0] for k in SMAPS_KINDS if k in last},
         "ok": half_min < TARGET_MB_PER_MIN and last["py_total"] <= first["py_total"],
         "exit": run["exit"],
     }  # fmt: skip
@@ -333,6 +420,19 @@ def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> s
     lines = [*table(HEADER, cells, "lllrrrllrrrrrlllllrl"), "",
              f"slope: least squares over the samples from frame {warmup}; 2nd half: from "
              f"half the frames; load: the 1-minute load average over the samples"]  # fmt: skip
+    for r in rows:
+        if r.get("smaps_half_slopes"):
+            kinds = ", ".join(f"{k[6:-3]} {v:+.2f}" for k, v in r["smaps_half_slopes"].items())
+            lines += ["", f"anonymous memory by mapping, {r['effect']}: 2nd half MB/min: {kinds}"]
+    for run in runs or []:
+        maps = run.get("mappings")
+        if maps:
+            lines += ["", f"mappings, {run['effect']}: anonymous KB grown, frames "
+                          f"{maps['from_frame']} -> {maps['to_frame']}", ""]  # fmt: skip
+            for m in maps["maps"]:
+                lines.append(f"- {m['anon_diff_kb']:+d} KB ({m['anon_kb']} of {m['size_kb']} "
+                             f"KB{', new' if m['new'] else ''}): {m['kind']} {m['perms']} "
+                             f"{m['name']} @{m['start']}")  # fmt: skip
     for run in runs or []:
         grown = run.get("tracemalloc")
         if not grown:
@@ -375,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trace", type=int, default=0, metavar="N",
                    help="tracemalloc with N frames of traceback: list what grew (slow)")  # fmt: skip
     p.add_argument("--trim", action="store_true", help="malloc_trim(0) before each sample")
+    p.add_argument("--smaps", action="store_true",
+                   help="anonymous memory by kind of mapping (/proc/self/smaps) in each "
+                   "sample; list the mappings that grew")  # fmt: skip
     p.add_argument("--container", choices=("mp4", "mkv"), default="mp4",
                    help="the output file's format (mp4: ar-demo's default)")  # fmt: skip
     p.add_argument("--json", metavar="OUT.json", help="write the rows and every sample")
@@ -384,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         effect, style = args.child
         run_child(effect, None if style == "-" else style, args.frames, args.every, args.input,
-                  args.child_out, trace=args.trace, trim=args.trim, warmup=args.warmup,
+                  args.child_out, trace=args.trace, trim=args.trim, smaps=args.smaps,
+                  warmup=args.warmup,
                   container=args.container)  # fmt: skip
         return 0
     effects = [e.strip() for e in args.effects.split(",") if e.strip()]
@@ -402,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
                "--child-out", out, "--frames", str(args.frames), "--every", str(args.every),
                "--warmup", str(args.warmup), "--trace", str(args.trace),
                "--container", args.container,
-               *(["--trim"] if args.trim else []),
+               *(["--trim"] if args.trim else []), *(["--smaps"] if args.smaps else []),
                *(["--input", args.input] if args.input else [])]  # fmt: skip
         print(f"soak: {effect} {style or '(default style)'}, {args.frames} frames ...",
               file=sys.stderr, flush=True)  # fmt: skip
