@@ -117,8 +117,6 @@ COMPARISONS = {
 }  # fmt: skip
 SPREAD = ("no engine: MediaPipe's own run with frames 33334 us apart instead of 33333 against "
           "its run from the clip's first frame (people_pose_variants.npz jitter_*)")  # fmt: skip
-# face_landmark_with_attention's: on webgpu only (engine/vision/backends needs_webgpu)
-REFINED = ("face_mesh_refined", "holistic_refined")
 LABELS = ("Left", "Right")  # make_reference.py stores handedness as its index
 TARGETS = {
     "count_agree": (">=", 0.99),
@@ -531,10 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     variant = args.reference != "mediapipe" or args.spread
     if args.reference != "mediapipe" and args.spread:
         ap.error("--spread compares with the default reference only")
-    names = [s for s in args.solutions.split(",") if s] or [
-        s for s in (RESYNC if variant else SOLUTIONS)
-        if args.backend != "xnnpack" or s not in REFINED
-    ]  # fmt: skip
+    names = [s for s in args.solutions.split(",") if s] or list(RESYNC if variant else SOLUTIONS)
     known = RESYNC if variant else SOLUTIONS
     unknown = [n for n in names if n not in known]
     if unknown:

@@ -189,7 +189,7 @@ def test_refined_face_mesh_tracks_478_landmarks(clip):
     from engine.vision.face_refinement import LEFT_EYE, RIGHT_EYE
 
     model_file("face_landmark_with_attention")
-    with FaceMesh(context=CTX, refine_landmarks=True) as fm:  # backend "auto": webgpu
+    with FaceMesh(refine_landmarks=True, **GPU) as fm:
         video = list(fm.stream(clip))
         assert fm.backend.name == "webgpu" and {r.backend for r in video} == {"webgpu"}
     assert [len(r.faces) for r in video] == [1, 1, 1, 1]
@@ -215,9 +215,9 @@ def test_refined_face_mesh_on_the_gpu_path_uploads_its_478_points(clip):
     face's 478 points where the app's draws read them (gpu.points: pixels, then
     normalised); steps() then records nothing of the solution's."""
     model_file("face_landmark_with_attention")
-    with FaceMesh(context=CTX, refine_landmarks=True) as fm:
+    with FaceMesh(refine_landmarks=True, **GPU) as fm:
         want = [r.faces[0] for r in fm.stream(clip[:2])]
-    with FaceMesh(context=CTX, refine_landmarks=True, output="gpu") as fm:
+    with FaceMesh(refine_landmarks=True, output="gpu", **GPU) as fm:
         gpu = fm.gpu
         assert gpu.num_points == 478
         for frame, face in zip(clip[:2], want, strict=True):

@@ -70,6 +70,32 @@ def test_face_mesh_and_segmentation_match_the_gpu(clip):
         assert np.abs(got - want).max() < 1e-3
 
 
+def test_refined_face_mesh_matches_the_gpu(clip):
+    """face_landmark_with_attention on xnnpack runs as LiteRT segments around MediaPipe's
+    custom ops (engine/vision/backends/litert_segments.py): its 478 landmarks as webgpu's
+    (against MediaPipe's own: tests/vision/test_fidelity_people.py); Holistic's too."""
+    from engine.vision import Holistic
+
+    model_file("face_landmark_with_attention")
+    with (
+        FaceMesh(refine_landmarks=True, **GPU) as gpu,
+        FaceMesh(refine_landmarks=True, **CPU) as cpu,
+    ):
+        for rgb in clip:
+            want, got = gpu.process(rgb), cpu.process(rgb)
+            assert got.backend == "xnnpack" and got.faces[0].landmarks_px.shape == (478, 3)
+            # the sub-crops amplify float32 rounding: 0.069 px at most on these frames
+            np.testing.assert_allclose(got.faces[0].landmarks_px, want.faces[0].landmarks_px,
+                                       atol=0.1)  # fmt: skip
+    with Holistic(refine_face_landmarks=True, **CPU) as h:
+        got = h.process(clip[0])
+        assert got.backend == "xnnpack" and got.face_landmarks.shape == (478, 3)
+    with FaceMesh(refine_landmarks=True, context=CTX) as auto:  # a CPU rasterizer: xnnpack
+        from engine.gpu import adapter_class
+
+        assert auto.backend.name == ("webgpu" if adapter_class(CTX.info) == "gpu" else "xnnpack")
+
+
 def test_hands_twin_matches_the_gpu(astronaut_rgb):
     model_file("palm_detection_full")
     model_file("hand_landmark_full")

@@ -20,9 +20,8 @@ platform the engine runs on (Windows' D3D12, for one) and weighs ~60 MB; "auto" 
 stays on webgpu with a warning, "xnnpack" without it is a ModelError naming the extra.
 
 face_landmark_with_attention (FaceMesh refine_landmarks, Holistic refine_face_landmarks)
-holds MediaPipe custom ops LiteRT has no kernel for: a solution that needs it states so
-(`needs_webgpu`): "auto" then picks webgpu whatever the adapter, "xnnpack" is a
-ModelError naming the option.
+holds MediaPipe custom ops LiteRT has no kernel for: on xnnpack it runs as LiteRT segments
+around them, those ops in numpy (xnnpack.py, litert_segments.py).
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ import warnings
 from dataclasses import dataclass
 
 from engine.errors import ModelError
-from engine.reference.landmark_ops import NO_LITERT_KERNEL
 
 
 @dataclass(frozen=True)
@@ -90,19 +88,6 @@ def choose_backend(backend: str, adapter_class: str | None) -> str:
         )
         return "webgpu"
     return "xnnpack"
-
-
-def needs_webgpu(backend: str, option: str) -> str:
-    """The requested `backend` of a solution whose `option` needs face_landmark_with_attention
-    ("auto" becomes "webgpu"); ModelError for "xnnpack", which cannot run that model."""
-    if backend == "xnnpack":
-        raise ModelError(
-            f"{option}=True runs face_landmark_with_attention, whose MediaPipe custom ops "
-            f"({', '.join(sorted(NO_LITERT_KERNEL))}) LiteRT has no kernel for, so backend "
-            f"'xnnpack' cannot run it: use backend='webgpu' (or 'auto', which picks webgpu "
-            f"for {option})"
-        )
-    return "webgpu" if backend == "auto" else backend
 
 
 def open_backend(backend: str = "auto", *, context=None, adapter: str | None = None,

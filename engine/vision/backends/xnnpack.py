@@ -1,7 +1,9 @@
 """The xnnpack backend: the solutions' models on LiteRT's XNNPACK (the CPU cores).
 
 - models: `XnnpackModel` (below): numpy in, numpy out, the engine's import of the file
-  beside it (the solutions read output names and shapes from its graph as from an Engine)
+  beside it (the solutions read output names and shapes from its graph as from an Engine);
+  a model holding MediaPipe's landmark custom ops (face_landmark_with_attention) runs as
+  LiteRT segments around them (litert_segments.py)
 - frames: numpy RGB (engine/vision/backends/cpu_stages.CpuFrames; a caller's texture is
   read back once)
 - detector and crops: CpuDetector and CpuCrops (cpu_stages.py): the pre-processing of
@@ -30,6 +32,7 @@ from engine.gpu import QueueCounts
 from engine.native_log import captured_fd2, without_info
 from engine.vision.backends import require_litert
 from engine.vision.backends.cpu_stages import CpuCrops, CpuDetector, CpuFrames
+from engine.vision.backends.litert_segments import SegmentedModel, needs_split
 from engine.vision.backends.models import resolve_model
 
 
@@ -51,16 +54,23 @@ class XnnpackModel:
         # LiteRT prints "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." on fd 2 at
         # the first model: kept off stderr (a CLI's error stays one line), the rest re-printed
         with captured_fd2() as log:
-            self._load(interpreter, source, threads)
+            if needs_split(self.graph):  # ops LiteRT lacks: LiteRT around them
+                self.segments = SegmentedModel(self.graph, interpreter, threads)
+            else:
+                self.segments = None
+                self._load(interpreter, source, threads)
         sys.stderr.write(without_info(log[0]))
         self.num_threads = threads
+        self.runs = 0
+        if self.segments is not None:
+            self.input_shape = self.segments.input_shape
+            return
         (inp,) = self.interpreter.get_input_details()
         self.input_index, self.input_name = inp["index"], inp["name"]
         self.input_shape = tuple(int(d) for d in inp["shape"])
         by_name = {d["name"]: d["index"] for d in self.interpreter.get_output_details()}
         names = [self.graph.tensors[t].name for t in self.graph.outputs]
         self.outputs = [(name, by_name[name]) for name in names]
-        self.runs = 0
 
     def _load(self, interpreter, source: Path | None, threads: int) -> None:
         """LiteRT's interpreter for the file (or the graph written back), tensors allocated."""
@@ -84,6 +94,9 @@ class XnnpackModel:
 
     def run(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
         """Every output for one input tensor of the model's shape (float32)."""
+        if self.segments is not None:
+            self.runs += 1
+            return self.segments.run(tensor)
         it = self.interpreter
         it.set_tensor(self.input_index, np.ascontiguousarray(tensor, np.float32))
         it.invoke()

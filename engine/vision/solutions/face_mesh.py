@@ -18,8 +18,8 @@
   (tracking.roi_from_landmarks: the box of every landmark, eye corners 33 -> 263, x1.5)
 - refine_landmarks: face_landmark_with_attention on the same crop; its seven outputs ->
   the 478 landmarks (engine/vision/face_refinement.py), projected as the 468, the next ROI
-  from all 478. Its MediaPipe custom ops run on webgpu only: backend "auto" picks webgpu
-  for it whatever the adapter, "xnnpack" is a ModelError
+  from all 478. On xnnpack its MediaPipe custom ops run in numpy between LiteRT segments
+  (engine/vision/backends/litert_segments.py)
 - face_geometry: True (MediaPipe's environment: top-left origin, 63 degrees vertical FOV,
   near 1 cm, far 100 m) or an engine.vision.face_geometry.Environment: each face's
   `geometry` is its FaceGeometry (the metric mesh in cm, the 4x4 pose_transform_matrix,
@@ -49,7 +49,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.vision import records
-from engine.vision.backends import needs_webgpu
 from engine.vision.detect_track import CropModel, DetectTrack
 from engine.vision.detector import DetectorModel
 from engine.vision.face_geometry import (
@@ -142,8 +141,6 @@ class FaceMesh(Solution):
             raise ValueError(f"max_num_faces must be at least 1, not {max_num_faces}")
         check_confidence(min_detection_confidence=min_detection_confidence,
                          min_tracking_confidence=min_tracking_confidence)  # fmt: skip
-        if refine_landmarks:  # its model's custom ops run on webgpu only
-            options["backend"] = needs_webgpu(options.get("backend", "auto"), "refine_landmarks")
         super().__init__(running_mode=running_mode_of(static_image_mode, running_mode),
                          **options)  # fmt: skip
         self.refine = bool(refine_landmarks)

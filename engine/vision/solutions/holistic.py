@@ -10,8 +10,7 @@
 - options: Pose's (static_image_mode, model_complexity, smooth_landmarks,
   enable_segmentation, smooth_segmentation, min_detection_confidence,
   min_tracking_confidence: the pose's only, as MediaPipe), refine_face_landmarks (False;
-  True: the attention model's 478 landmarks; on webgpu only, every model of the solution:
-  backend "auto" picks webgpu for it whatever the adapter, "xnnpack" is a ModelError),
+  True: the attention model's 478 landmarks, on either backend),
   pose_landmark_model (a file instead of the manifest's), and base.py's
 - semantics: MediaPipe 0.10.14's holistic_landmark_cpu graph, composed of the others'
   declarations:
@@ -49,7 +48,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.vision import records
-from engine.vision.backends import needs_webgpu
 from engine.vision.connections import FACEMESH_CONTOURS, HAND_CONNECTIONS, POSE_CONNECTIONS
 from engine.vision.detect_track import CropModel
 from engine.vision.detector import ssd_spec
@@ -141,9 +139,6 @@ class Holistic(Solution):
                  refine_face_landmarks: bool = False, min_detection_confidence: float = 0.5,
                  min_tracking_confidence: float = 0.5, pose_landmark_model=None,
                  **options):  # fmt: skip
-        if refine_face_landmarks:  # its face model's custom ops run on webgpu only
-            options["backend"] = needs_webgpu(options.get("backend", "auto"),
-                                              "refine_face_landmarks")  # fmt: skip
         super().__init__(running_mode=running_mode_of(static_image_mode, running_mode),
                          **options)  # fmt: skip
         b = self.backend

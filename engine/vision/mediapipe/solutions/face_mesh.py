@@ -5,8 +5,8 @@
 - output: SolutionOutputs(multi_face_landmarks): a NormalizedLandmarkList per face (468
   landmarks; 478 with refine_landmarks: the irises last), x, y, z only, as MediaPipe's;
   None when no face
-- options: MediaPipe's; refine_landmarks runs face_landmark_with_attention on webgpu
-  (its custom ops have no XNNPACK kernel); engine options: engine_options()
+- options: MediaPipe's; refine_landmarks runs face_landmark_with_attention (on xnnpack
+  as LiteRT segments around its custom ops); engine options: engine_options()
 - usage:
     with mp.solutions.face_mesh.FaceMesh(max_num_faces=2) as fm:
         for face in fm.process(rgb).multi_face_landmarks or []:

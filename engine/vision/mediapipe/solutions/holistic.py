@@ -7,8 +7,8 @@
   gives it (with visibility), the subject's left and right hand (21, x y z) and the face
   (468, or 478 with refine_face_landmarks) as NormalizedLandmarkLists, the mask with
   enable_segmentation; each None when absent
-- options: MediaPipe's; refine_face_landmarks runs on webgpu (as FaceMesh's
-  refine_landmarks); model_complexity 0 and 2 as Pose; engine options: engine_options()
+- options: MediaPipe's; refine_face_landmarks as FaceMesh's refine_landmarks;
+  model_complexity 0 and 2 as Pose; engine options: engine_options()
 - usage:
     with mp.solutions.holistic.Holistic() as holistic:
         res = holistic.process(rgb)
