@@ -6,6 +6,8 @@ giving its free pages back.
 - malloc_mb(): glibc's own count (mallinfo2): bytes in use and free bytes kept
 - trim_heap(): malloc_trim(0), the free pages of every heap back to the kernel
 - HeapTrim: the headless loop's bound on the free heap kept resident (app/headless.py)
+- share_heaps(): the threads started after it allocate from the heaps there already are
+  (glibc's M_ARENA_MAX), where the trim reaches all of their free memory
 Each is None / {} / False where the C library has no such function (musl, macOS).
 """
 
@@ -20,6 +22,7 @@ TRIM_CHECK = 256  # frames between two looks at the heap (HeapTrim): ~5 s at 50 
 # free heap kept resident before a trim, under a frame's 0.9 MB: with 8 MB, one frame-sized
 # step of kept heap in the second half of a 15,000-frame hands soak read as 0.28 MB/min
 TRIM_SLACK_MB = 0.5
+M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -39,7 +42,26 @@ def _libc_function(name: str):
         fn.argtypes, fn.restype = [ctypes.c_size_t], ctypes.c_int
     elif name == "mallinfo2":
         fn.argtypes, fn.restype = [], _Mallinfo2
+    elif name == "mallopt":
+        fn.argtypes, fn.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     return fn
+
+
+def share_heaps() -> bool:
+    """glibc's mallopt(M_ARENA_MAX, 1): a thread started after this call allocates from
+    the heaps that exist (the main one, or one an earlier thread made) instead of a heap
+    of its own; False where there is no mallopt or it refused.
+
+    Why: threads that allocate and free frame-sized blocks every frame (the headless
+    loop's decoder and encoder workers, the Vulkan driver's queue thread) each got a heap
+    of their own (a glibc "arena"), where the free memory at the heap's top stays
+    resident up to the trim threshold (twice the mmap threshold, which rises to a frame's
+    size) and malloc_trim gives back only the main heap's top: over 15,000 frames one
+    thread's heap grew 3.5-6.9 MB while the bytes in use stayed flat (face mesh 1.09
+    MB/min in the second half; sharing the heaps 0.01, benchmarks/app/soak.py --smaps).
+    ar-demo calls it first thing (app/cli.py), before the adapter's threads start."""
+    fn = _libc_function("mallopt")
+    return bool(fn(M_ARENA_MAX, 1)) if fn is not None else False
 
 
 def trim_heap() -> bool:
