@@ -6,7 +6,8 @@ cores, rounds interleaved.
   first FRAMES frames decoded into memory as RGB first (decode is not timed)
 - solutions: each with the options of its migration script's video loop
   (tests/data/mediapipe/migration/: MediaPipe's documented examples), plus the face mesh
-  without refine_landmarks (the examples refine it, which runs on webgpu only)
+  without refine_landmarks (the examples refine it: face_landmark_with_attention, on
+  xnnpack as LiteRT segments around its custom ops)
 - contenders, one pass each per round (a fresh solution, one untimed first frame: the
   start-up; then the other frames as a video, `process(rgb)` each, results unread):
   - dropin: `mp.solutions.<module>.<Class>(**options)` of the drop-in, in this process;
