@@ -48,7 +48,7 @@ MONTHS = ("January|February|March|April|May|June|July|August|September|October|N
 RUN_COUNT = r"(?!(?:and|or|on|in|at|of|to|with|gave|was|were|load|the|is|for|from)\b)[a-z]"
 PATTERNS = {
     "issue": re.compile(
-        r"\bissues? #?\d+|(?<![\w/.-])(?<!op )(?<!by )#\d++(?! ?[A-Z][A-Z0-9_]+\b)",
+        r"\bissues? #?\d+|(?<![\w/.-])(?<!op )(?<!by )#\d+(?!\d)(?! ?[A-Z][A-Z0-9_]+\b)",
         re.I,
     ),
     "session": re.compile(r"(?<![._])\bsessions?\b(?![.(_])", re.I),
@@ -57,8 +57,12 @@ PATTERNS = {
         r"each |previous |later |earlier |next )stops?\b(?! (?:a|the|at|after|when)\b)",
         re.I,
     ),
+    # No possessive quantifiers: Python 3.11.0-3.11.3 (Debian's 3.11.2) backtrack into them
+    # (gh-101955). "\d+(?!\d)" and the look-ahead-then-backreference keep the number and
+    # its range whole, so the look-ahead after them cannot be met by giving digits back.
     "run": re.compile(
-        rf"(?<![-\w])runs? \d++(?:\s*-\s*\d++)?+(?![.,]\d|x|-|%| of \d| {RUN_COUNT})",
+        r"(?<![-\w])runs? \d+(?!\d)(?=(?P<range>(?:\s*-\s*\d+(?!\d))?))(?P=range)"
+        rf"(?![.,]\d|x|-|%| of \d| {RUN_COUNT})",
         re.I,
     ),
     "date": re.compile(
