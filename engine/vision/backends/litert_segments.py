@@ -65,8 +65,9 @@ def split(graph: Graph) -> list[Segment]:
     segments = []
     for ops, later in zip(groups, read_after, strict=True):
         written = [t for op in ops for t in op.outputs]
+        made = set(written)
         inputs = sorted({t for op in ops for t in tensors_read(op)
-                         if t not in written and graph.tensors[t].data is None})  # fmt: skip
+                         if t not in made and graph.tensors[t].data is None})  # fmt: skip
         outputs = [t for t in written if t in later]
         if ops[0].type in NO_LITERT_KERNEL:
             segments.append(Segment(inputs, outputs, op=ops[0]))
