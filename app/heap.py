@@ -18,11 +18,10 @@ import ctypes.util
 import functools
 import time
 
-# frames between two trims (HeapTrim): ~1.3 s at 50 FPS. Every 256 frames, and only when
-# anonymous memory had risen 0.5 MB above its low, the free heap kept resident moved in steps
-# of a frame-sized block between trims: 0.13 to 0.29 MB/min over the second half of three
-# 15,000-frame hands soaks, where the heap right after a trim was flat (-0.06)
-TRIM_CHECK = 64
+TRIM_CHECK = 256  # frames between two looks at the heap (HeapTrim): ~5 s at 50 FPS
+# free heap kept resident before a trim, under a frame's 0.9 MB: with 8 MB, one frame-sized
+# step of kept heap in the second half of a 15,000-frame hands soak read as 0.28 MB/min
+TRIM_SLACK_MB = 0.5
 M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
 
 
@@ -96,36 +95,42 @@ def anon_mb() -> float | None:
 
 class HeapTrim:
     """The free heap kept resident, bounded: call `step()` once a frame; every `check`
-    frames malloc_trim(0) gives the heaps' free pages back. A trim gives back free pages
-    only, so a leak still shows; it takes 1-6 ms, on the caller's thread (the headless
-    loop's encoder thread, off the frame's path).
+    frames it reads anonymous memory, and when that is more than `slack_mb` above its
+    lowest reading since the last trim, malloc_trim(0) gives the heaps' free pages back
+    (where memory cannot be read: a trim every `check` frames). A trim gives back free
+    pages only, so a leak still shows; it took 1-6 ms, a few times per 10,000 frames.
 
-    Why: each frame allocates and frees several MB in blocks of 0.2-1 MB (the decoded
-    frame and its RGB copy, the encoder's YUV frame, the models' input tensors, the crops'
-    sample maps) on three threads. Once such a block is freed, glibc raises its mmap
-    threshold above it, so the next ones come from the heaps, which keep their free holes
-    resident: anonymous memory rose in steps of about a frame (hands: 150 -> 161 MB over
-    4,000 frames on a busy machine) while glibc's count of bytes in use (mallinfo2) and
-    what Python holds (tracemalloc) stayed flat. A fixed threshold (mallopt
-    M_MMAP_THRESHOLD) bounds it too, but maps and faults those blocks in every frame: 6 ms
-    a frame for 6 MB, measured. Trimming only when memory had grown by a slack left a band
-    of a block or two kept between trims, which a slope over minutes reads as growth
-    (TRIM_CHECK)."""
+    Why: each frame allocates and frees several MB in blocks of 0.2-4 MB (the decoded
+    frame, the frame read back, the models' input tensors, the crops' sample maps) on
+    three threads. Once such a block is freed, glibc raises its mmap threshold above it,
+    so the next ones come from the heaps, which keep their free holes resident: anonymous
+    memory rose in steps of about a frame (hands: 150 -> 161 MB over 4,000 frames on a
+    busy machine) while glibc's count of bytes in use (mallinfo2) and what Python holds
+    (tracemalloc) stayed flat. A fixed threshold (mallopt M_MMAP_THRESHOLD) bounds it
+    too, but maps and faults those blocks in every frame: 6 ms a frame for 6 MB,
+    measured."""
 
-    def __init__(self, check: int | None = None):
+    def __init__(self, check: int | None = None, slack_mb: float | None = None):
         self.check = TRIM_CHECK if check is None else check  # 0: never
+        self.slack_mb = TRIM_SLACK_MB if slack_mb is None else slack_mb
         self.frames, self.trims, self.ms = 0, 0, 0.0
         self._trim = _libc_function("malloc_trim") if self.check > 0 else None
+        self._low: float | None = None  # the lowest reading since the last trim
 
     def step(self) -> None:
         self.frames += 1
         if self._trim is None or self.frames % self.check:
             return
+        mb = anon_mb()
+        if mb is not None and (self._low is None or mb < self._low + self.slack_mb):
+            self._low = mb if self._low is None else min(self._low, mb)
+            return
         t = time.perf_counter()
         self._trim(0)
         self.trims += 1
         self.ms += (time.perf_counter() - t) * 1e3
+        self._low = None  # the next reading, with the pages in use faulted back in
 
     def summary(self) -> dict:
-        return {"check_frames": self.check, "trims": self.trims, "ms": round(self.ms, 3),
-                "available": self._trim is not None}  # fmt: skip
+        return {"check_frames": self.check, "slack_mb": self.slack_mb, "trims": self.trims,
+                "ms": round(self.ms, 3), "available": self._trim is not None}  # fmt: skip

@@ -40,14 +40,19 @@ def test_no_growth_per_frame(effect, style, frames):
     assert growth < ANON_MB, [round(s["anon_mb"], 1) for s in run["samples"]]
 
 
-def test_heap_trim_every_check_frames():
-    """A trim at every `check`-th frame, none between; 0: never."""
-    trim = HeapTrim(check=4)
-    for _ in range(11):  # trims at 4 and 8
-        trim.step()
-    s = trim.summary()
-    assert s["check_frames"] == 4 and s["trims"] == (2 if s["available"] else 0)
-    assert HeapTrim(check=0).summary()["available"] is False  # 0: never trims
+def test_heap_trim_when_the_heap_grew():
+    """A trim only where anonymous memory grew by the slack since the lowest reading after
+    the last one (the reading after a trim starts over)."""
+    always = HeapTrim(check=4, slack_mb=-1.0)  # any reading is "grown"
+    for _ in range(12):  # reads at 4 (the first: a baseline), 8 (trim), 12 (a baseline)
+        always.step()
+    s = always.summary()
+    assert s["check_frames"] == 4 and s["trims"] == (1 if s["available"] else 0)
+    never = HeapTrim(check=4, slack_mb=1e6)
+    for _ in range(12):
+        never.step()
+    assert never.summary()["trims"] == 0
+    assert HeapTrim(check=0).summary()["available"] is False  # 0: never looks
 
 
 def test_second_half_slope():
