@@ -11,7 +11,8 @@ runtime, and the tracking loop that carries a difference from frame to frame.
 - output: markdown under the stamp line (benchmarks/common.py), JSON with --json:
   - crop: engine.vision's crop of MediaPipe's ROI (backends/cpu_stages.py CpuCrops: the
     ROI's matrix in float64, image_to_tensor.warp_to_tensor) against MediaPipe's tensor:
-    crops equal, values that differ;
+    crops equal, values that differ; and MediaPipe's converter written out in float32 and
+    OpenCV's own arithmetic (`opencv_crop`), crops equal;
   - model: the landmark model on MediaPipe's own tensor, in this process's LiteRT and in
     each `--runtime-python` (a venv with ai_edge_litert or tflite_runtime), against
     MediaPipe's landmarks: z values equal (z = raw / 224 / 0.4 * ROI width, float32 as
@@ -19,9 +20,11 @@ runtime, and the tracking loop that carries a difference from frame to frame.
     z values all are, and the largest |x, y| apart in px (the x, y decoding here is
     float64);
   - run: engine.vision's Hands over the clip as a video, ROIs and landmarks against
-    MediaPipe's where both have the same hands (landmark px median / p95, ROI centre px)
+    MediaPipe's where both have the same hands (landmark px median / p95, ROI centre px);
+    with --run-both also with its crops made by `opencv_crop` (a lab check: does an exact
+    crop alone bring the run to MediaPipe's?)
 - usage: python -m benchmarks.fidelity.hand_bits [--model-complexity 0] [--frames 300]
-         [--runtime-python PY ...] [--json out/fidelity_hand_bits.json]
+         [--runtime-python PY ...] [--run-both] [--json out/fidelity_hand_bits.json]
 """
 
 from __future__ import annotations
@@ -159,6 +162,8 @@ def model_rows(mp: dict, raw: np.ndarray, flags: np.ndarray, size) -> dict:
             continue
         want = mp["landmarks"][k]
         f32 = np.float32
+        # TensorsToLandmarks, LandmarkLetterboxRemoval (1 - left - right: 1, a hand's ROI
+        # is square), LandmarkProjection, in float32 as MediaPipe's calculators
         z = raw[t][:, 2] / f32(TENSOR) / f32(NORMALIZE_Z) / f32(1.0) * f32(roi[2])
         z_equal += int(np.sum(z == want[:, 2]))
         z_total += 21
@@ -169,30 +174,100 @@ def model_rows(mp: dict, raw: np.ndarray, flags: np.ndarray, size) -> dict:
             "xy_px_max_median": float(np.median(apart)) if apart else None}  # fmt: skip
 
 
+def box_points(cx, cy, w, h, degrees) -> np.ndarray:
+    """cv::RotatedRect::points in float32, as OpenCV computes them (4 x 2)."""
+    f32 = np.float32
+    radians = float(degrees) * np.pi / 180.0
+    b, a = f32(f32(np.cos(radians)) * f32(0.5)), f32(f32(np.sin(radians)) * f32(0.5))
+    p0 = (f32(f32(cx - f32(a * h)) - f32(b * w)), f32(f32(cy + f32(b * h)) - f32(a * w)))
+    p1 = (f32(f32(cx + f32(a * h)) - f32(b * w)), f32(f32(cy - f32(b * h)) - f32(a * w)))
+    p2 = (f32(f32(2) * cx - p0[0]), f32(f32(2) * cy - p0[1]))
+    p3 = (f32(f32(2) * cx - p1[0]), f32(f32(2) * cy - p1[1]))
+    return np.array([p0, p1, p2, p3], np.float32)
+
+
+def opencv_crop(image: np.ndarray, roi, size: int = TENSOR) -> np.ndarray:
+    """MediaPipe 0.10.14's CPU crop written out: its ROI in float32 (GetRoi, PadRoi with
+    the aspect kept), cv::boxPoints, getPerspectiveTransform onto the tensor's corners (LU),
+    and warpPerspective's own per-pixel double arithmetic (the inverse matrix, 64 columns a
+    block, coordinates rounded to 1/32 px) into cv2.remap's fixed-point maps, the border
+    replicated: a lab check of where the engine's crop parts from MediaPipe's."""
+    import cv2
+
+    f32 = np.float32
+    fh, fw = image.shape[:2]
+    cx, cy = f32(roi[0]) * f32(fw), f32(roi[1]) * f32(fh)
+    w, h = f32(roi[2]) * f32(fw), f32(roi[3]) * f32(fh)
+    if f32(1) > h / w:  # PadRoi: the tensor is square
+        h = w
+    else:
+        w = h
+    degrees = f32(float(f32(roi[4]) * f32(180.0)) / np.pi)
+    corners = np.array([[0, size], [0, 0], [size, 0], [size, size]], np.float32)
+    forward = cv2.getPerspectiveTransform(box_points(cx, cy, w, h, degrees), corners,
+                                          solveMethod=cv2.DECOMP_LU)  # fmt: skip
+    m = cv2.invert(forward, flags=cv2.DECOMP_LU)[1].ravel()
+    x = np.arange(size)
+    start = (x // 64 * 64).astype(np.float64)  # the block's first column
+    x1 = (x - x // 64 * 64).astype(np.float64)
+    y = np.arange(size, dtype=np.float64)[:, None]
+    x0 = m[0] * start + m[1] * y + m[2]
+    y0 = m[3] * start + m[4] * y + m[5]
+    w0 = m[6] * start + m[7] * y + m[8] + m[6] * x1
+    scale = np.divide(32.0, w0, out=np.zeros_like(w0), where=w0 != 0)
+    sx = np.rint(np.clip((x0 + m[0] * x1) * scale, -(2**31), 2**31 - 1)).astype(np.int64)
+    sy = np.rint(np.clip((y0 + m[3] * x1) * scale, -(2**31), 2**31 - 1)).astype(np.int64)
+    whole = np.stack([np.clip(sx >> 5, -32768, 32767), np.clip(sy >> 5, -32768, 32767)], -1)
+    fraction = ((sy & 31) * 32 + (sx & 31)).astype(np.uint16)
+    return cv2.remap(image, whole.astype(np.int16), fraction, cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+
+
 def crop_rows(mp: dict, frames, size) -> dict:
     """engine.vision's crop of each of MediaPipe's ROIs against MediaPipe's tensor."""
     from engine.vision.image_to_tensor import warp_to_tensor
     from engine.vision.roi import Rect
     from engine.vision.roi_model import crop_matrix
 
-    differing = []
+    differing, written_out = [], 0
     for t, roi in enumerate(mp["rois"]):
+        frame = frames[mp["roi_frame"][t]]
         m, _ = crop_matrix(Rect(*(float(v) for v in roi)), size, (TENSOR, TENSOR), True)
-        ours = warp_to_tensor(frames[mp["roi_frame"][t]], m, (TENSOR, TENSOR), (0.0, 255.0))
+        ours = warp_to_tensor(frame, m, (TENSOR, TENSOR), (0.0, 255.0))
         differing.append(int(np.sum(np.rint(ours[0]).astype(np.uint8) != mp["tensors"][t])))
+        written_out += bool(np.array_equal(opencv_crop(frame, roi), mp["tensors"][t]))
     d = np.array(differing)
-    return {"crops": len(d), "crops_equal": int(np.sum(d == 0)),
+    return {"crops": len(d), "crops_equal": int(np.sum(d == 0)), "written_out_equal": written_out,
             "values_differing_median": float(np.median(d)), "values_differing_max": int(d.max()),
             "values_per_crop": TENSOR * TENSOR * 3}  # fmt: skip
 
 
-def run_rows(mp: dict, frames, size, complexity: int) -> dict:
-    """engine.vision's Hands (xnnpack) over the frames as a video against MediaPipe's run."""
+def opencv_crops(crops):
+    """A CpuCrops' `run` with its crops made by `opencv_crop` (the lab check of --run-both)."""
+
+    def run(image, frame_size, rects):
+        out = []
+        for rect in rects:
+            roi = (rect.x_center, rect.y_center, rect.width, rect.height, rect.rotation)
+            levels = opencv_crop(image, roi, crops.size[0]).astype(np.float32)
+            lo, hi = crops.value_range
+            tensor = levels * np.float32((hi - lo) / 255.0) + np.float32(lo)
+            out.append((crops.engine.run(tensor[None]), crops.crop(rect, frame_size)[1]))
+        return out
+
+    return run
+
+
+def run_rows(mp: dict, frames, size, complexity: int, crop: str = "engine") -> dict:
+    """engine.vision's Hands (xnnpack) over the frames as a video against MediaPipe's run;
+    crop "opencv": its crops made by `opencv_crop` instead of the engine's."""
     from engine.vision.solutions.hands import Hands
 
     w, h = size
     px, centre = [], []
     with Hands(model_complexity=complexity, max_num_hands=2, backend="xnnpack") as hands:
+        if crop == "opencv":
+            hands.stage.crops.run = opencv_crops(hands.stage.crops)
         for i, frame in enumerate(frames):
             ours = hands.process(frame).hands or ()
             theirs = np.flatnonzero(mp["lm_frame"] == i)
@@ -222,7 +297,8 @@ def markdown(doc: dict) -> str:
     c = doc["crop"]
     lines = [f"Crops of MediaPipe's ROIs: {c['crops_equal']} of {c['crops']} equal to its tensor; "
              f"values differing per crop median {c['values_differing_median']:.0f}, max "
-             f"{c['values_differing_max']} (of {c['values_per_crop']})", ""]  # fmt: skip
+             f"{c['values_differing_max']} (of {c['values_per_crop']}); MediaPipe's crop "
+             f"written out (opencv_crop): {c['written_out_equal']} of {c['crops']} equal", ""]  # fmt: skip
     rows = [[name, r["hands"], f"{r['z_equal']} / {r['z_values']}",
              f"{r['hands_all_z_equal']} / {r['hands']}", f"{r['xy_px_max_median']:.2g}"]
             for name, r in doc["model"].items()]  # fmt: skip
@@ -234,11 +310,12 @@ def markdown(doc: dict) -> str:
         *table(header, rows, "lrrrr"),
         "",
     ]
-    r = doc["run"]
-    lines += [f"Hands over the clip as a video (xnnpack) against MediaPipe's run: "
-              f"{r['hands']} hands, landmarks {r['landmark_px_median']:.3f} / "
-              f"{r['landmark_px_p95']:.2f} px median / p95, ROI centres "
-              f"{r['roi_centre_px_median']:.2f} / {r['roi_centre_px_p95']:.2f} px"]  # fmt: skip
+    for crop, r in doc["run"].items():
+        lines += [f"Hands over the clip as a video (xnnpack, the {crop} crop) against "
+                  f"MediaPipe's run: {r['hands']} hands, landmarks "
+                  f"{r['landmark_px_median']:.3f} / {r['landmark_px_p95']:.2f} px median / "
+                  f"p95, ROI centres {r['roi_centre_px_median']:.2f} / "
+                  f"{r['roi_centre_px_p95']:.2f} px", ""]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -251,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runtime-python", action="append", default=[], metavar="PY",
                     help="another venv's python with ai_edge_litert or tflite_runtime: the "
                     "model check there too (repeatable)")  # fmt: skip
+    ap.add_argument("--run-both", action="store_true",
+                    help="run Hands over the clip twice: with the engine's crops and with "
+                    "MediaPipe's written out (opencv_crop)")  # fmt: skip
     ap.add_argument("--json", metavar="OUT.json")
     ap.add_argument("--worker", choices=("mediapipe", "runtime"), help=argparse.SUPPRESS)
     ap.add_argument("--given", help=argparse.SUPPRESS)
@@ -291,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
                             "--given", str(out), "--out", str(raw)], check=True)  # fmt: skip
             r = dict(np.load(raw))
             doc["model"][str(r["runtime"])] = model_rows(mp, r["raw"], r["flags"], size)
-    doc["run"] = run_rows(mp, frames, size, args.model_complexity)
+    crops = ("engine", "opencv") if args.run_both else ("engine",)
+    doc["run"] = {c: run_rows(mp, frames, size, args.model_complexity, c) for c in crops}
     bench.report(markdown(doc), doc, args.json)
     return 0
 
