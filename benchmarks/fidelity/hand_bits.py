@@ -13,7 +13,7 @@ runtime, and the tracking loop that carries a difference from frame to frame.
     ROI's matrix in float64, image_to_tensor.warp_to_tensor) against MediaPipe's tensor:
     crops equal, values that differ; and MediaPipe's converter written out in float32 and
     OpenCV's own arithmetic (`opencv_crop`), crops equal;
-  - model: the landmark model on MediaPipe's own tensor, in this process's LiteRT and in
+  - model: the landmark model on MediaPipe's own tensor, in this venv's LiteRT and in
     each `--runtime-python` (a venv with ai_edge_litert or tflite_runtime), against
     MediaPipe's landmarks: z values equal (z = raw / 224 / 0.4 * ROI width, float32 as
     MediaPipe's calculators: a function of the model's raw output alone), hands whose 21
