@@ -30,7 +30,8 @@ tensor pixel off MediaPipe's, which cost a median face-box IoU of 0.84 against i
 
 - numpy: `image_to_tensor(image, frame_from_tensor, (w, h), value_range, border)`, the
   oracle; `warp_to_tensor` (same arguments) gives the same values 10-30x faster through
-  OpenCV's fixed-point remap (the CPU backend's pre-process)
+  OpenCV's fixed-point remap (the CPU backend's pre-process), into a caller's
+  `WarpBuffers` for crops whose matrix changes every frame
 - matrices: `subrect_matrix` (a rotated rect in pixels), `pad_roi`, `letterbox_matrix`,
   `stretch_matrix`
 """
@@ -169,12 +170,62 @@ def _sample_maps(matrix: tuple[float, ...], size: tuple[int, int]) -> tuple[np.n
     return whole, fraction
 
 
+class WarpBuffers:
+    """`warp_to_tensor`'s arrays for one caller, kept from call to call (a dict by tensor
+    size and channels): a crop whose matrix changes every frame then allocates nothing the
+    size of its tensor. The tensor returned is one of them: valid until the caller's next
+    call with the same size.
+
+    Why: a crop made 2.2 MB of temporaries (the maps' coordinates, the 8-bit warp, the float
+    tensor), allocated and freed on the heap every frame: in a 15,000-frame hands soak
+    anonymous memory swung 1.0-1.4 MB (sd) from sample to sample with them, 0.16 MB with
+    these buffers, and glibc's free heap grew."""
+
+    def __init__(self):
+        self._arrays: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
+
+    def arrays(self, size: tuple[int, int], channels: int) -> dict[str, np.ndarray]:
+        w, h = size
+        key = (w, h, channels)
+        if key not in self._arrays:
+            self._arrays[key] = {
+                "i": np.arange(w, dtype=np.float64), "j": np.arange(h, dtype=np.float64)[:, None],
+                "coord": np.empty((h, w)), "x": np.empty((h, w), np.int32),
+                "y": np.empty((h, w), np.int32), "scratch": np.empty((h, w), np.int32),
+                "whole": np.empty((h, w, 2), np.int16), "fraction": np.empty((h, w), np.uint16),
+                "warped": np.empty((h, w, channels), np.uint8),
+                "tensor": np.empty((1, h, w, channels), np.float32),
+            }  # fmt: skip
+        return self._arrays[key]
+
+
+def _maps_into(frame_from_tensor: np.ndarray, size: tuple[int, int], b: dict) -> None:
+    """`sample_maps`' values written into WarpBuffers' arrays (the same float64 arithmetic
+    in the same order: equal bit for bit)."""
+    m = tensor_px_matrix(frame_from_tensor, size)
+    for row, whole_index, name in ((0, 0, "x"), (1, 1, "y")):
+        np.add(m[row, 0] * b["i"], m[row, 1] * b["j"] + m[row, 2], out=b["coord"])
+        np.multiply(b["coord"], COORD_STEPS, out=b["coord"])
+        np.rint(b["coord"], out=b["coord"])
+        np.copyto(b[name], b["coord"], casting="unsafe")
+        np.right_shift(b[name], 5, out=b["scratch"])  # COORD_STEPS = 2^5
+        np.clip(b["scratch"], -32768, 32767, out=b["scratch"])
+        b["whole"][..., whole_index] = b["scratch"]
+    np.bitwise_and(b["y"], 31, out=b["scratch"])
+    np.multiply(b["scratch"], COORD_STEPS, out=b["scratch"])
+    np.bitwise_and(b["x"], 31, out=b["x"])  # x is not needed after this
+    np.add(b["scratch"], b["x"], out=b["scratch"])
+    np.copyto(b["fraction"], b["scratch"], casting="unsafe")
+
+
 def warp_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tuple[int, int],
-                   value_range: tuple[float, float] = (0.0, 1.0),
-                   border: str = "replicate") -> np.ndarray:  # fmt: skip
+                   value_range: tuple[float, float] = (0.0, 1.0), border: str = "replicate",
+                   buffers: WarpBuffers | None = None) -> np.ndarray:  # fmt: skip
     """`image_to_tensor`'s values from cv2.remap on fixed-point maps (`sample_maps`): OpenCV
     interpolates those in integers, 15-bit weights summing to 2^15 and the sum rounded half
-    up, as OpenCV 3.4's warp does (tests/vision/test_preprocess.py checks them equal)."""
+    up, as OpenCV 3.4's warp does (tests/vision/test_preprocess.py checks them equal).
+    `buffers`: the maps and the tensor written into a caller's WarpBuffers instead of
+    cached (a matrix that repeats) or new arrays; the tensor returned is then one of them."""
     import cv2
 
     if image.dtype != np.uint8 or image.ndim != 3:
@@ -182,9 +233,18 @@ def warp_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tuple
     if border not in BORDERS:
         raise ValueError(f"border must be one of {BORDERS}, not {border!r}")
     w, h = size
-    whole, fraction = sample_maps(frame_from_tensor, size)
     mode = cv2.BORDER_CONSTANT if border == "zero" else cv2.BORDER_REPLICATE
-    warped = cv2.remap(image, whole, fraction, cv2.INTER_LINEAR, borderMode=mode, borderValue=0)
     lo, hi = value_range
     scale = np.float32((hi - lo) / 255.0)
-    return (warped.astype(np.float32) * scale + np.float32(lo)).reshape(1, h, w, -1)
+    if buffers is None:
+        whole, fraction = sample_maps(frame_from_tensor, size)
+        warped = cv2.remap(image, whole, fraction, cv2.INTER_LINEAR, borderMode=mode,
+                           borderValue=0)  # fmt: skip
+        return (warped.astype(np.float32) * scale + np.float32(lo)).reshape(1, h, w, -1)
+    b = buffers.arrays(size, image.shape[2])
+    _maps_into(frame_from_tensor, size, b)
+    cv2.remap(image, b["whole"], b["fraction"], cv2.INTER_LINEAR, dst=b["warped"],
+              borderMode=mode, borderValue=0)  # fmt: skip
+    np.multiply(b["warped"], scale, out=b["tensor"][0], dtype=np.float32)
+    np.add(b["tensor"], np.float32(lo), out=b["tensor"])
+    return b["tensor"]

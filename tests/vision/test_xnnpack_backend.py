@@ -12,7 +12,12 @@ import pytest
 
 from engine.errors import ModelError
 from engine.vision import backends as backend
-from engine.vision.image_to_tensor import image_to_tensor, subrect_matrix, warp_to_tensor
+from engine.vision.image_to_tensor import (
+    WarpBuffers,
+    image_to_tensor,
+    subrect_matrix,
+    warp_to_tensor,
+)
 
 RNG = np.random.default_rng(zlib.crc32(b"test_xnnpack_backend"))
 
@@ -168,6 +173,7 @@ def test_warp_to_tensor_equals_the_oracle(border, channels):
     """cv2.remap on the oracle's fixed-point coordinates: the same values, bit for bit,
     for rotated crops reaching past every edge, letterboxes and wide tensors."""
     image = RNG.integers(0, 256, (120, 160, channels), np.uint8)
+    buffers = WarpBuffers()  # one caller's, reused over every size and matrix
     for k in range(12):
         m = subrect_matrix(RNG.uniform(-30, 190), RNG.uniform(-30, 150), RNG.uniform(8, 260),
                            RNG.uniform(8, 260), RNG.uniform(-3.2, 3.2))  # fmt: skip
@@ -175,6 +181,9 @@ def test_warp_to_tensor_equals_the_oracle(border, channels):
         want = image_to_tensor(image, m, size, (-1.0, 1.0), border)
         got = warp_to_tensor(image, m, size, (-1.0, 1.0), border)
         np.testing.assert_array_equal(got, want)
+        into = warp_to_tensor(image, m, size, (-1.0, 1.0), border, buffers)
+        np.testing.assert_array_equal(into, want)
+        assert into is buffers.arrays(size, channels)["tensor"]  # no new tensor
 
 
 def test_warp_to_tensor_refuses_what_the_oracle_refuses():

@@ -24,7 +24,7 @@ import numpy as np
 from engine.gpu import QueueCounts, check_image, is_texture
 from engine.vision import ssd
 from engine.vision.detector import detections_from_pixels, ssd_outputs
-from engine.vision.image_to_tensor import letterbox_matrix, warp_to_tensor
+from engine.vision.image_to_tensor import WarpBuffers, letterbox_matrix, warp_to_tensor
 from engine.vision.roi import Rect
 from engine.vision.roi_model import crop_matrix
 from engine.vision.ssd_spec import SsdSpec, ssd_anchors
@@ -133,6 +133,7 @@ class CpuCrops:
         self.engine = model
         self.value_range, self.border, self.keep_aspect = value_range, border, keep_aspect
         self.size = model.input_size
+        self.buffers = WarpBuffers()  # a crop's matrix changes every frame: no cache, no new arrays
         g = model.graph
         self.output_names = [g.tensors[t].name for t in g.outputs]
 
@@ -145,7 +146,8 @@ class CpuCrops:
         out = []
         for rect in rects:
             m, padding = self.crop(rect, frame_size)
-            tensor = warp_to_tensor(image, m, self.size, self.value_range, self.border)
+            tensor = warp_to_tensor(image, m, self.size, self.value_range, self.border,
+                                    self.buffers)  # fmt: skip
             out.append((self.engine.run(tensor), padding))
         return out
 
