@@ -31,7 +31,7 @@ tensor pixel off MediaPipe's, which cost a median face-box IoU of 0.84 against i
 - numpy: `image_to_tensor(image, frame_from_tensor, (w, h), value_range, border)`, the
   oracle; `warp_to_tensor` (same arguments) gives the same values 10-30x faster through
   OpenCV's fixed-point remap (the CPU backend's pre-process), into a caller's
-  `WarpBuffers` for crops whose matrix changes every frame
+  `WarpBuffers` (a crop whose matrix changes every frame, or a detector's that repeats)
 - matrices: `subrect_matrix` (a rotated rect in pixels), `pad_roi`, `letterbox_matrix`,
   `stretch_matrix`
 """
@@ -174,28 +174,35 @@ class WarpBuffers:
     """`warp_to_tensor`'s arrays for one caller, kept from call to call (a dict by tensor
     size and channels): a crop whose matrix changes every frame then allocates nothing the
     size of its tensor. The tensor returned is one of them: valid until the caller's next
-    call with the same size.
+    call with the same size. `repeating=True` (a detector's letterbox, the same matrix
+    every frame): the maps come from `sample_maps`' cache, only the 8-bit warp and the
+    tensor are kept here.
 
     Why: a 224x224 crop made 2.2 MB of temporaries (the maps' coordinates, the 8-bit warp,
     the float tensor), allocated and freed on the heap every frame, each block of 0.2-0.6
     MB: freed, such blocks stay resident in glibc's heap, which they fragment (hands: its
     free bytes grew 7 -> 12 MB over 15,000 frames with the bytes in use flat)."""
 
-    def __init__(self):
+    def __init__(self, repeating: bool = False):
+        self.repeating = repeating
         self._arrays: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
 
     def arrays(self, size: tuple[int, int], channels: int) -> dict[str, np.ndarray]:
         w, h = size
         key = (w, h, channels)
         if key not in self._arrays:
-            self._arrays[key] = {
-                "i": np.arange(w, dtype=np.float64), "j": np.arange(h, dtype=np.float64)[:, None],
-                "coord": np.empty((h, w)), "x": np.empty((h, w), np.int32),
-                "y": np.empty((h, w), np.int32), "scratch": np.empty((h, w), np.int32),
-                "whole": np.empty((h, w, 2), np.int16), "fraction": np.empty((h, w), np.uint16),
-                "warped": np.empty((h, w, channels), np.uint8),
-                "tensor": np.empty((1, h, w, channels), np.float32),
-            }  # fmt: skip
+            arrays = {"warped": np.empty((h, w, channels), np.uint8),
+                      "tensor": np.empty((1, h, w, channels), np.float32)}  # fmt: skip
+            if not self.repeating:
+                arrays.update({
+                    "i": np.arange(w, dtype=np.float64),
+                    "j": np.arange(h, dtype=np.float64)[:, None],
+                    "coord": np.empty((h, w)), "x": np.empty((h, w), np.int32),
+                    "y": np.empty((h, w), np.int32), "scratch": np.empty((h, w), np.int32),
+                    "whole": np.empty((h, w, 2), np.int16),
+                    "fraction": np.empty((h, w), np.uint16),
+                })  # fmt: skip
+            self._arrays[key] = arrays
         return self._arrays[key]
 
 
@@ -224,8 +231,8 @@ def warp_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tuple
     """`image_to_tensor`'s values from cv2.remap on fixed-point maps (`sample_maps`): OpenCV
     interpolates those in integers, 15-bit weights summing to 2^15 and the sum rounded half
     up, as OpenCV 3.4's warp does (tests/vision/test_preprocess.py checks them equal).
-    `buffers`: the maps and the tensor written into a caller's WarpBuffers instead of
-    cached (a matrix that repeats) or new arrays; the tensor returned is then one of them."""
+    `buffers`: the warp and the tensor (and, unless it is `repeating`, the maps) written
+    into a caller's WarpBuffers instead of new arrays; the tensor returned is one of them."""
     import cv2
 
     if image.dtype != np.uint8 or image.ndim != 3:
@@ -242,9 +249,13 @@ def warp_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tuple
                            borderValue=0)  # fmt: skip
         return (warped.astype(np.float32) * scale + np.float32(lo)).reshape(1, h, w, -1)
     b = buffers.arrays(size, image.shape[2])
-    _maps_into(frame_from_tensor, size, b)
-    cv2.remap(image, b["whole"], b["fraction"], cv2.INTER_LINEAR, dst=b["warped"],
-              borderMode=mode, borderValue=0)  # fmt: skip
+    if buffers.repeating:
+        whole, fraction = sample_maps(frame_from_tensor, size)
+    else:
+        _maps_into(frame_from_tensor, size, b)
+        whole, fraction = b["whole"], b["fraction"]
+    cv2.remap(image, whole, fraction, cv2.INTER_LINEAR, dst=b["warped"], borderMode=mode,
+              borderValue=0)  # fmt: skip
     np.multiply(b["warped"], scale, out=b["tensor"][0], dtype=np.float32)
     np.add(b["tensor"], np.float32(lo), out=b["tensor"])
     return b["tensor"]

@@ -174,6 +174,7 @@ def test_warp_to_tensor_equals_the_oracle(border, channels):
     for rotated crops reaching past every edge, letterboxes and wide tensors."""
     image = RNG.integers(0, 256, (120, 160, channels), np.uint8)
     buffers = WarpBuffers()  # one caller's, reused over every size and matrix
+    repeating = WarpBuffers(repeating=True)  # maps from the cache, warp and tensor kept
     for k in range(12):
         m = subrect_matrix(RNG.uniform(-30, 190), RNG.uniform(-30, 150), RNG.uniform(8, 260),
                            RNG.uniform(8, 260), RNG.uniform(-3.2, 3.2))  # fmt: skip
@@ -184,6 +185,10 @@ def test_warp_to_tensor_equals_the_oracle(border, channels):
         into = warp_to_tensor(image, m, size, (-1.0, 1.0), border, buffers)
         np.testing.assert_array_equal(into, want)
         assert into is buffers.arrays(size, channels)["tensor"]  # no new tensor
+        for _ in range(2):  # the matrix repeats: the same values from the cached maps
+            kept = warp_to_tensor(image, m, size, (-1.0, 1.0), border, repeating)
+            np.testing.assert_array_equal(kept, want)
+            assert kept is repeating.arrays(size, channels)["tensor"]
 
 
 def test_warp_to_tensor_refuses_what_the_oracle_refuses():
@@ -192,3 +197,25 @@ def test_warp_to_tensor_refuses_what_the_oracle_refuses():
     with pytest.raises(ValueError, match="border"):
         warp_to_tensor(np.zeros((4, 4, 3), np.uint8), subrect_matrix(2, 2, 4, 4), (4, 4),
                        border="wrap")  # fmt: skip
+
+
+def test_cpu_frames_convert_into_one_kept_array():
+    """BGR, BGRA and RGBA frames -> RGB by channel order alone (numpy's flip as the
+    oracle), into one array kept from frame to frame while the size holds."""
+    from engine.vision.backends.cpu_stages import CpuFrames
+
+    bgr_frames, rgba_frames = CpuFrames(bgr=True), CpuFrames()
+    kept = None
+    for size in ((48, 64), (48, 64), (30, 20)):
+        bgr = RNG.integers(0, 256, (*size, 3), np.uint8)
+        got, wh = bgr_frames(bgr)
+        np.testing.assert_array_equal(got, bgr[..., ::-1])
+        assert wh == (size[1], size[0])
+        assert kept is None or (got is kept) == (got.shape == kept.shape)
+        kept = got
+        bgra = RNG.integers(0, 256, (*size, 4), np.uint8)
+        np.testing.assert_array_equal(bgr_frames(bgra)[0], bgra[..., 2::-1])
+        rgba = RNG.integers(0, 256, (*size, 4), np.uint8)
+        np.testing.assert_array_equal(rgba_frames(rgba)[0], rgba[..., :3])
+    rgb = RNG.integers(0, 256, (8, 8, 3), np.uint8)
+    assert rgba_frames(rgb)[0] is rgb  # RGB as it is: no copy

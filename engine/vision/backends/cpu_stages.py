@@ -2,7 +2,7 @@
 
 - `CpuFrames`: any frame a solution takes -> RGB (H, W, 3) uint8, contiguous, and its
   (width, height): RGB as it is, BGR (bgr=True) and 4-channel images converted
-  (cv2.cvtColor), a caller's GPUTexture / GPUTextureView read back (one submit and one
+  (cv2.cvtColor, into one array kept for the next frame), a caller's GPUTexture / GPUTextureView read back (one submit and one
   wait, counted: the models of the xnnpack backend read the adapter's frame that way when
   the caller holds only a texture)
 - `CpuDetector`: the detector stage (engine/vision/detector.py) in numpy: the frame
@@ -38,6 +38,7 @@ class CpuFrames:
         self.counts = counts if counts is not None else QueueCounts()
         self.readbacks = 0  # textures read back (counted in `counts` too)
         self._buffer = None
+        self._kept: np.ndarray | None = None  # the converted frame (_rgb)
 
     def __call__(self, frame) -> tuple[np.ndarray, tuple[int, int]]:
         import cv2
@@ -47,11 +48,22 @@ class CpuFrames:
             return image, (image.shape[1], image.shape[0])
         image = check_image(frame)
         if image.shape[2] == 4:
-            image = cv2.cvtColor(image, cv2.COLOR_BGRA2RGB if self.bgr else cv2.COLOR_RGBA2RGB)
+            image = self._rgb(image, cv2.COLOR_BGRA2RGB if self.bgr else cv2.COLOR_RGBA2RGB)
         elif self.bgr:
-            image = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+            image = self._rgb(image, cv2.COLOR_BGR2RGB)
         image = np.ascontiguousarray(image)
         return image, (image.shape[1], image.shape[0])
+
+    def _rgb(self, image: np.ndarray, code: int) -> np.ndarray:
+        """cv2.cvtColor into an RGB array kept from frame to frame (the solutions read a
+        frame's image within its process() only). Why: a new 0.9 MB array a 640x480 frame,
+        allocated and freed on glibc's heap, fragments it over a long run."""
+        import cv2
+
+        h, w = image.shape[:2]
+        if self._kept is None or self._kept.shape[:2] != (h, w):
+            self._kept = np.empty((h, w, 3), np.uint8)
+        return cv2.cvtColor(image, code, dst=self._kept)
 
     def _read_texture(self, frame) -> np.ndarray:
         """The texture's pixels as RGB uint8 (a BGRA texture's swapped)."""
@@ -82,7 +94,7 @@ class CpuFrames:
         data = np.frombuffer(self._buffer.read_mapped(0, row * h), np.uint8)
         rgba = data.reshape(h, row)[:, : w * 4].reshape(h, w, 4)
         code = cv2.COLOR_BGRA2RGB if fmt.startswith("bgra") else cv2.COLOR_RGBA2RGB
-        image = cv2.cvtColor(rgba, code)  # a copy: the mapping is released next
+        image = self._rgb(rgba, code)  # a copy: the mapping is released next
         self._buffer.unmap()
         return image
 
@@ -103,6 +115,7 @@ class CpuDetector:
         self.anchors = ssd_anchors(spec)
         self.matrix: np.ndarray | None = None
         self.frame_size: tuple[int, int] | None = None
+        self.buffers = WarpBuffers(repeating=True)  # the input tensor, not a new one a frame
 
     def configure(self, frame_size: tuple[int, int]) -> None:
         self.set_transform(letterbox_matrix(frame_size, self.spec.input_size), frame_size)
@@ -114,7 +127,8 @@ class CpuDetector:
     def detect(self, image: np.ndarray) -> tuple:
         """The frame's detections, best first."""
         spec = self.spec
-        tensor = warp_to_tensor(image, self.matrix, spec.input_size, self.value_range, self.border)
+        tensor = warp_to_tensor(image, self.matrix, spec.input_size, self.value_range,
+                                self.border, self.buffers)  # fmt: skip
         out = self.engine.run(tensor)
         boxes_name, scores_name = self.names
         boxes, keypoints = ssd.decode_boxes(out[boxes_name], self.anchors, spec)
