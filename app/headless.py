@@ -184,7 +184,8 @@ class _Flight:
             return self.failed(p.frame, exc)
         with self.stop.hold():
             tl = self.pipeline.timeline
-            self.behind.put(partial(_write_rendered, self.writer, self.run, rec, tl, self.bar))
+            self.behind.put(partial(_write_rendered, self.writer, self.run, rec, tl, self.bar,
+                                    self.pipeline.images))  # fmt: skip
             self.run.hand_over(p.frame)
         return True
 
@@ -214,12 +215,14 @@ class _Flight:
         return not lost
 
 
-def _write_rendered(writer, run: _Run, rec, tl, bar) -> None:
-    """On the encoder's thread: the rendered frame into the file, then its record."""
+def _write_rendered(writer, run: _Run, rec, tl, bar, images) -> None:
+    """On the encoder's thread: the rendered frame into the file, its array back to the
+    pipeline's ImagePool, then its record."""
     t = time.perf_counter()
     writer.write(rec.image)
     run.written += 1
     rec.cpu_ms["encode"] = (time.perf_counter() - t) * 1e3
+    images.give(rec.image)
     rec.image = None
     rec.t_done = time.perf_counter()  # capture -> frame in the output file
     tl.add(rec)

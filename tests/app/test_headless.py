@@ -211,3 +211,23 @@ def test_overlapped_frames_write_the_same_file_as_one_at_a_time(tmp_path, monkey
     assert summary["backend"] == backend
     assert (tmp_path / "threads/out.mp4").read_bytes() == (tmp_path / "inline/out.mp4").read_bytes()
     assert all(np.array_equal(a, b) for a, b in zip(threaded, inline, strict=True))
+
+
+def test_image_pool_reuses_what_is_given_back():
+    """An array given back is taken again for the same shape; another shape, or more
+    arrays than the pool keeps, get new ones."""
+    from app.pipeline import ImagePool
+
+    pool = ImagePool()
+    a = pool.take((4, 6, 3))
+    assert pool.take((4, 6, 3)) is not a  # not given back: a new one
+    pool.give(a)
+    assert pool.take((4, 6, 3)) is a
+    pool.give(a)
+    b = pool.take((5, 6, 3))  # another size: a new one (the kept one is dropped)
+    assert b.shape == (5, 6, 3) and b is not a
+    many = [pool.take((2, 2, 3)) for _ in range(ImagePool.KEEP + 3)]
+    for image in many:
+        pool.give(image)
+    again = [pool.take((2, 2, 3)) for _ in range(ImagePool.KEEP + 1)]
+    assert sum(any(x is y for y in many) for x in again) == ImagePool.KEEP
