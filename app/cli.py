@@ -18,7 +18,7 @@ import logging
 import sys
 
 from app.errors import AppError
-from app.heap import share_heaps
+from app.heap import map_large_blocks, share_heaps
 from app.signals import Interrupted, StopSignals, print_line
 
 
@@ -27,8 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     back on return. Without it (the process is ar-demo) signals are ignored from then on
     until the process exits: a late Ctrl-C cannot kill it between the stats and exit."""
     stop = StopSignals.install()  # first: the option parser imports the engine (~0.1 s)
-    if argv is None:  # the process is ar-demo: its threads share the heaps (app/heap.py)
-        share_heaps()
+    if argv is None:  # the process is ar-demo: its threads share the heaps, frame-sized
+        share_heaps()  # blocks are mapped on their own (app/heap.py)
+        map_large_blocks()
     try:
         return _main(argv, stop)
     except Interrupted as exc:  # parsing the options, or a signal that got out late

@@ -8,6 +8,8 @@ giving its free pages back.
 - HeapTrim: the headless loop's bound on the free heap kept resident (app/headless.py)
 - share_heaps(): the threads started after it allocate from the heaps there already are
   (glibc's M_ARENA_MAX), where the trim reaches all of their free memory
+- map_large_blocks(): blocks of 256 KiB and more mapped and unmapped on their own, never
+  on the heaps (glibc's M_MMAP_THRESHOLD, fixed)
 Each is None / {} / False where the C library has no such function (musl, macOS).
 """
 
@@ -22,7 +24,9 @@ TRIM_CHECK = 256  # frames between two looks at the heap (HeapTrim): ~5 s at 50 
 # free heap kept resident before a trim, under a frame's 0.9 MB: with 8 MB, one frame-sized
 # step of kept heap in the second half of a 15,000-frame hands soak read as 0.28 MB/min
 TRIM_SLACK_MB = 0.5
-M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h)
+M_ARENA_MAX = -8  # glibc's mallopt parameters (malloc.h)
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD = 256 * 1024  # glibc's own start value is 128 KiB; a 192x192 8-bit crop is 108
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -62,6 +66,30 @@ def share_heaps() -> bool:
     ar-demo calls it first thing (app/cli.py), before the adapter's threads start."""
     fn = _libc_function("mallopt")
     return bool(fn(M_ARENA_MAX, 1)) if fn is not None else False
+
+
+def map_large_blocks(threshold: int = MMAP_THRESHOLD) -> bool:
+    """glibc's mallopt(M_MMAP_THRESHOLD, threshold): every block of `threshold` bytes or
+    more is mapped when allocated and unmapped when freed, never carved out of a heap;
+    False where there is no mallopt, it refused, or the environment already set the
+    threshold (glibc's MALLOC_MMAP_THRESHOLD_, which is then kept).
+
+    Why: glibc raises its threshold above each mapped block that is freed, so after the
+    first frame the frame-sized blocks that libraries allocate and free every frame (PyAV's
+    0.9 MB decoded frame, OpenCV's encoder's 0.45 MB copy, LiteRT's output copies of 0.25
+    and 0.6 MB) come from the heap. Allocated and freed on three threads in an order that
+    varies, they leave holes that other blocks pin: glibc's free bytes grew 7.6 -> 10.7 MB
+    over a 15,000-frame holistic run with its bytes in use flat (0.28 MB/min of anonymous
+    memory in the second half; fixed threshold: benchmarks/app/soak.py). What the engine
+    and the app allocate per frame they keep instead (WarpBuffers, CpuFrames, ImagePool);
+    these libraries' blocks cannot be kept. A mapped block's pages are faulted in each
+    time: about 2 MB a frame, within the noise of headless fps."""
+    import os
+
+    fn = _libc_function("mallopt")
+    if fn is None or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    return bool(fn(M_MMAP_THRESHOLD, threshold))
 
 
 def trim_heap() -> bool:
@@ -106,9 +134,9 @@ class HeapTrim:
     so the next ones come from the heaps, which keep their free holes resident: anonymous
     memory rose in steps of about a frame (hands: 150 -> 161 MB over 4,000 frames on a
     busy machine) while glibc's count of bytes in use (mallinfo2) and what Python holds
-    (tracemalloc) stayed flat. A fixed threshold (mallopt M_MMAP_THRESHOLD) bounds it
-    too, but maps and faults those blocks in every frame: 6 ms a frame for 6 MB,
-    measured."""
+    (tracemalloc) stayed flat. ar-demo now keeps its own blocks and maps the libraries'
+    (map_large_blocks); the trim bounds what is left (Python's and the drivers' blocks
+    freed among live ones)."""
 
     def __init__(self, check: int | None = None, slack_mb: float | None = None):
         self.check = TRIM_CHECK if check is None else check  # 0: never

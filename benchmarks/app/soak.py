@@ -334,9 +334,10 @@ def soak_effect(effect: str, style: str | None, frames: int, every: int,
 
 def run_child(effect: str, style: str | None, frames: int, every: int, input_path: str | None,
               out_json: str, **options) -> None:  # fmt: skip
-    from app.heap import share_heaps
+    from app.heap import map_large_blocks, share_heaps
 
     share_heaps()  # first thing, as ar-demo's main (app/cli.py)
+    map_large_blocks()
     run = soak_effect(effect, style, frames, every, input_path, **options)
     Path(out_json).write_text(json.dumps(run))
 

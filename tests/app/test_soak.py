@@ -106,3 +106,45 @@ def test_threads_started_after_share_heaps_use_the_main_heap(mode, heaps):
     out = subprocess.run([sys.executable, "-c", _HEAPS, mode], capture_output=True, text=True,
                          check=True)  # fmt: skip
     assert int(out.stdout.strip()) == heaps, out.stderr
+
+
+_MAPPED = """
+import ctypes, ctypes.util, sys
+from app.heap import _libc_function, map_large_blocks
+if sys.argv[1] == "fixed":
+    assert map_large_blocks()
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+mapped = lambda: _libc_function("mallinfo2")().hblkhd  # bytes in mapped blocks now
+size = 900 * 1024  # a 640x480 BGR frame
+libc.free(libc.malloc(size))  # freed: glibc's dynamic threshold rises above it
+before = mapped()
+block = libc.malloc(size)
+print(mapped() - before >= size)
+libc.free(block)
+"""
+
+
+@pytest.mark.parametrize(("mode", "mapped"), [("fixed", "True"), ("dynamic", "False")])
+def test_map_large_blocks_keeps_frame_sized_blocks_off_the_heap(mode, mapped):
+    """A frame-sized block allocated after one was freed: mapped on its own with
+    map_large_blocks() (mallinfo2's bytes in mapped blocks grow by it), carved out of the
+    heap without (glibc raised its threshold). A fresh process each: the setting is the
+    process's."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    out = subprocess.run([sys.executable, "-c", _MAPPED, mode], capture_output=True, text=True,
+                         check=True, env=env)  # fmt: skip
+    assert out.stdout.strip() == mapped, out.stderr
+
+
+def test_map_large_blocks_leaves_the_environments_threshold(monkeypatch):
+    """glibc's MALLOC_MMAP_THRESHOLD_ set: glibc applied it at start; it is kept."""
+    from app.heap import map_large_blocks
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert map_large_blocks() is False
