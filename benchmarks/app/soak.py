@@ -21,9 +21,9 @@ objects (wgpu_native_counts), the GPU bytes of live buffers and textures, Python
 allocated blocks (sys.getallocatedblocks: growth there is Python objects, growth in
 anonymous memory only is native) and the 1-minute load. The parent prints a markdown
 table (memory start / end, slope in MB/min and KB/frame by least squares over the samples
-after `--warmup` frames and over the second half of the run, the second half's slope of
-malloc'd bytes, object count growth, the load during the run, the app's heap trims: app/
-heap.py HeapTrim) under the stamp line (benchmarks/common.py; the adapter the
+after `--warmup` frames and over the second half of the run with its standard error, the
+second half's slope of malloc'd bytes, object count growth, the load during the run, the
+app's heap trims: app/heap.py HeapTrim) under the stamp line (benchmarks/common.py; the adapter the
 children ran on) and writes the samples as JSON.
 Target: a flat curve, second-half slope < 0.2 MB/min (a bounded store that is still
 filling shows as a slope after warm-up; a leak shows in both). Anonymous memory moves by
@@ -355,6 +355,22 @@ def slope(samples: list[dict], warmup: int, key: str = "rss_mb") -> tuple[float,
     return float(np.polyfit(t, y, 1)[0]), float(np.polyfit(f, y, 1)[0])
 
 
+def slope_error(samples: list[dict], warmup: int, key: str = "anon_mb") -> float:
+    """The standard error of `slope`'s per-minute figure: sqrt(residual variance / sum of
+    (t - mean t)^2), the residuals' spread as it reaches the slope (samples that swing by
+    a few MB make a slope that a target of 0.2 MB/min cannot be read against)."""
+    import numpy as np
+
+    s = [x for x in samples if x["frame"] >= warmup] or samples
+    if len(s) < 3:
+        return float("nan")
+    t = np.array([x["t_s"] for x in s]) / 60.0
+    y = np.array([x[key] for x in s], np.float64)
+    fit = np.polyval(np.polyfit(t, y, 1), t)
+    residual = float(np.sum((y - fit) ** 2)) / (len(s) - 2)
+    return float(np.sqrt(residual / np.sum((t - t.mean()) ** 2)))
+
+
 def summarize(run: dict, warmup: int) -> dict:
     """The table row of one child's run: the target is on anonymous memory (anon_mb())."""
     s = run["samples"]
@@ -376,6 +392,7 @@ def summarize(run: dict, warmup: int) -> dict:
         "rss_end_mb": last["rss_mb"], "rss_slope_mb_per_min": rss_min,
         "slope_mb_per_min": per_min, "slope_kb_per_frame": per_frame * 1024,
         "half_slope_mb_per_min": half_min, "half_slope_kb_per_frame": half_frame * 1024,
+        "half_slope_se_mb_per_min": slope_error(s, half),
         "used_half_slope_mb_per_min": used_min,
         "used_half_slope_kb_per_frame": None if used_frame is None else used_frame * 1024,
         "fps": (last["frame"] - s[0]["frame"]) / max(last["t_s"] - s[0]["t_s"], 1e-9),
@@ -402,6 +419,7 @@ HEADER = ["effect", "style", "input -> output", "frames", "min", "FPS", "load",
 
 
 def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> str:
+    nan = float("nan")  # a row from a JSON written before the standard error was kept
     cells = []
     for r in rows:
         mb = tuple(f"{b / 2**20:.1f}" for b in r["gpu_bytes"])
@@ -412,7 +430,8 @@ def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> s
             f"{r['minutes']:.1f}", f"{r['fps']:.0f}", load,
             f"{r['anon_start_mb']:.0f} -> {r['anon_warm_mb']:.1f} -> {r['anon_end_mb']:.1f}",
             f"{r['slope_mb_per_min']:.2f}", f"{r['slope_kb_per_frame']:.2f}",
-            f"{r['half_slope_mb_per_min']:.2f}", f"{r['half_slope_kb_per_frame']:.2f}",
+            f"{r['half_slope_mb_per_min']:.2f} ± {r.get('half_slope_se_mb_per_min', nan):.2f}",
+            f"{r['half_slope_kb_per_frame']:.2f}",
             "-" if r["used_half_slope_mb_per_min"] is None
             else f"{r['used_half_slope_mb_per_min']:.2f}",
             f"{r['rss_warm_mb']:.0f} -> {r['rss_end_mb']:.0f} ({r['rss_slope_mb_per_min']:.2f})",
@@ -423,7 +442,8 @@ def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> s
         ])  # fmt: skip
     lines = [*table(HEADER, cells, "lllrrrllrrrrrlllllrl"), "",
              f"slope: least squares over the samples from frame {warmup}; 2nd half: from "
-             f"half the frames; load: the 1-minute load average over the samples"]  # fmt: skip
+             f"half the frames, ± its standard error; load: the 1-minute load average over "
+             f"the samples"]  # fmt: skip
     for r in rows:
         if r.get("smaps_half_slopes"):
             kinds = ", ".join(f"{k[6:-3]} {v:+.2f}" for k, v in r["smaps_half_slopes"].items())

@@ -7,10 +7,11 @@ runs"."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from app.heap import HeapTrim
-from benchmarks.app.soak import TARGET_MB_PER_MIN, soak_effect, summarize
+from benchmarks.app.soak import TARGET_MB_PER_MIN, slope_error, soak_effect, summarize
 from tests.helpers.gpu import gpu_context
 from tests.helpers.media import sample_clip
 
@@ -67,6 +68,28 @@ def test_second_half_slope():
     assert row["slope_mb_per_min"] > 0.5  # 3 MB/min while filling
     assert abs(row["half_slope_mb_per_min"]) < 1e-6 and row["ok"]
     assert row["half_slope_mb_per_min"] < TARGET_MB_PER_MIN
+
+
+def test_second_half_slope_error_is_the_least_squares_one():
+    """The slope's standard error against the general least-squares formula (float64, the
+    design matrix [t, 1]: sigma^2 (X'X)^-1), on noisy samples; and the slopes of many
+    such runs spread by about that much."""
+    rng = np.random.default_rng(7)
+    t = np.arange(0.0, 300.0, 2.0)  # seconds, one sample every 100 frames at 50 FPS
+    slopes, errors = [], []
+    for _ in range(400):
+        y = 150.0 + 0.1 * t / 60.0 + rng.normal(0.0, 1.2, t.size)
+        samples = [{"frame": 100 * i, "t_s": float(ti), "anon_mb": float(yi)}
+                   for i, (ti, yi) in enumerate(zip(t, y, strict=True))]  # fmt: skip
+        x = np.stack([t / 60.0, np.ones_like(t)], axis=1)
+        coef, residual, *_ = np.linalg.lstsq(x, y, rcond=None)
+        sigma2 = residual[0] / (t.size - 2)
+        want = np.sqrt(sigma2 * np.linalg.inv(x.T @ x)[0, 0])
+        got = slope_error(samples, 0)
+        assert got == pytest.approx(want, rel=1e-9)
+        slopes.append(coef[0])
+        errors.append(got)
+    assert np.std(slopes) == pytest.approx(np.mean(errors), rel=0.15)
 
 
 _HEAPS = """
