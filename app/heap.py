@@ -9,7 +9,7 @@ giving its free pages back.
 - share_heaps(): the threads started after it allocate from the heaps there already are
   (glibc's M_ARENA_MAX), where the trim reaches all of their free memory
 - map_large_blocks(): blocks of 256 KiB and more mapped and unmapped on their own, never
-  on the heaps (glibc's M_MMAP_THRESHOLD, fixed)
+  on the heaps (glibc's M_MMAP_THRESHOLD, fixed; its M_TRIM_THRESHOLD at 1 MiB)
 Each is None / {} / False where the C library has no such function (musl, macOS).
 """
 
@@ -25,8 +25,13 @@ TRIM_CHECK = 256  # frames between two looks at the heap (HeapTrim): ~5 s at 50 
 # step of kept heap in the second half of a 15,000-frame hands soak read as 0.28 MB/min
 TRIM_SLACK_MB = 0.5
 M_ARENA_MAX = -8  # glibc's mallopt parameters (malloc.h)
-M_MMAP_THRESHOLD = -3
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 MMAP_THRESHOLD = 256 * 1024  # glibc's own start value is 128 KiB; a 192x192 8-bit crop is 108
+# the heap's free top kept before glibc gives it back by itself: its default, 128 KiB, gave
+# back and faulted in again every frame the top's smaller blocks (hands headless 49 fps
+# against 53 with 4 MiB, four interleaved rounds); glibc's own rule had kept twice the
+# frame-sized threshold (~1.8 MB). HeapTrim bounds what stays.
+TRIM_THRESHOLD = 1024 * 1024
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -68,11 +73,12 @@ def share_heaps() -> bool:
     return bool(fn(M_ARENA_MAX, 1)) if fn is not None else False
 
 
-def map_large_blocks(threshold: int = MMAP_THRESHOLD) -> bool:
+def map_large_blocks(threshold: int = MMAP_THRESHOLD, trim: int = TRIM_THRESHOLD) -> bool:
     """glibc's mallopt(M_MMAP_THRESHOLD, threshold): every block of `threshold` bytes or
-    more is mapped when allocated and unmapped when freed, never carved out of a heap;
-    False where there is no mallopt, it refused, or the environment already set the
-    threshold (glibc's MALLOC_MMAP_THRESHOLD_, which is then kept).
+    more is mapped when allocated and unmapped when freed, never carved out of a heap; and
+    mallopt(M_TRIM_THRESHOLD, trim), which fixing the first leaves at 128 KiB. False where
+    there is no mallopt, it refused, or the environment already set the threshold
+    (glibc's MALLOC_MMAP_THRESHOLD_, which is then kept; MALLOC_TRIM_THRESHOLD_ likewise).
 
     Why: glibc raises its threshold above each mapped block that is freed, so after the
     first frame the frame-sized blocks that libraries allocate and free every frame (PyAV's
@@ -88,6 +94,8 @@ def map_large_blocks(threshold: int = MMAP_THRESHOLD) -> bool:
 
     fn = _libc_function("mallopt")
     if fn is None or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    if "MALLOC_TRIM_THRESHOLD_" not in os.environ and not fn(M_TRIM_THRESHOLD, trim):
         return False
     return bool(fn(M_MMAP_THRESHOLD, threshold))
 
