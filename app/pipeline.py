@@ -65,29 +65,36 @@ class _Laps:
 
 
 class ImagePool:
-    """The arrays read-out frames are written into: `take(shape)` one (a kept one when the
-    encoder has given one back, else new), `give(image)` it back once written (from any
-    thread). Why: a new 0.9 MB array a 640x480 frame, allocated on the loop's thread and
-    freed on the encoder's, fragments glibc's heap over a long run; an image not given
-    back (a caller that keeps rec.image) is simply not reused."""
+    """The arrays read-out frames are written into: `take(shape)` one (a kept one when one
+    has been given back, else new), `give(image)` it back once written (from any thread).
+    The first take of a shape makes all KEEP arrays at once, so the pool's memory is
+    constant from the first frame; an image past KEEP is dropped when given back, and one
+    not given back (a caller that keeps rec.image) is simply not reused.
 
-    KEEP = IN_FLIGHT + 4  # the frames in flight and in the encoder's queue (WriteBehind)
+    Why: a new 0.9 MB array a 640x480 frame, allocated on the loop's thread and freed on
+    the encoder's, fragmented glibc's heap over a long run; and a pool that grew whenever
+    the encoder fell behind held 0.9 MB more from then on (a soak's bytes in use stepped
+    up late in the run, reading as growth)."""
+
+    KEEP = 3  # one read out, one in the encoder's queue, one being written (more: new ones)
 
     def __init__(self):
         self._free: list[np.ndarray] = []
+        self._shape: tuple[int, ...] | None = None
         self._lock = threading.Lock()
 
     def take(self, shape: tuple[int, ...]) -> np.ndarray:
         with self._lock:
-            while self._free:
-                image = self._free.pop()
-                if image.shape == shape:
-                    return image
+            if shape != self._shape:  # the first frame, or a new size: all KEEP anew
+                self._shape = shape
+                self._free = [np.empty(shape, np.uint8) for _ in range(self.KEEP)]
+            if self._free:
+                return self._free.pop()
         return np.empty(shape, np.uint8)
 
     def give(self, image: np.ndarray) -> None:
         with self._lock:
-            if len(self._free) < self.KEEP:
+            if image.shape == self._shape and len(self._free) < self.KEEP:
                 self._free.append(image)
 
 

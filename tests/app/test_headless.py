@@ -214,20 +214,21 @@ def test_overlapped_frames_write_the_same_file_as_one_at_a_time(tmp_path, monkey
 
 
 def test_image_pool_reuses_what_is_given_back():
-    """An array given back is taken again for the same shape; another shape, or more
-    arrays than the pool keeps, get new ones."""
+    """The first take makes the pool's KEEP arrays; an array given back is taken again;
+    past KEEP, new arrays, dropped when given back; another shape starts anew."""
     from app.pipeline import ImagePool
 
     pool = ImagePool()
-    a = pool.take((4, 6, 3))
-    assert pool.take((4, 6, 3)) is not a  # not given back: a new one
-    pool.give(a)
-    assert pool.take((4, 6, 3)) is a
-    pool.give(a)
-    b = pool.take((5, 6, 3))  # another size: a new one (the kept one is dropped)
-    assert b.shape == (5, 6, 3) and b is not a
-    many = [pool.take((2, 2, 3)) for _ in range(ImagePool.KEEP + 3)]
-    for image in many:
+    first = [pool.take((4, 6, 3)) for _ in range(ImagePool.KEEP)]
+    extra = pool.take((4, 6, 3))  # none left: a new one
+    assert len({id(a) for a in [*first, extra]}) == ImagePool.KEEP + 1
+    for image in [*first, extra]:
         pool.give(image)
-    again = [pool.take((2, 2, 3)) for _ in range(ImagePool.KEEP + 1)]
-    assert sum(any(x is y for y in many) for x in again) == ImagePool.KEEP
+    again = [pool.take((4, 6, 3)) for _ in range(ImagePool.KEEP)]
+    assert {id(a) for a in again} == {id(a) for a in first}  # the extra one was dropped
+    pool.give(again[0])
+    assert pool.take((4, 6, 3)) is again[0]
+    other = pool.take((5, 6, 3))  # another size: KEEP new ones, the old ones dropped
+    assert other.shape == (5, 6, 3) and all(other is not a for a in first)
+    pool.give(again[1])  # an array of the old size is not kept
+    assert all(pool.take((5, 6, 3)) is not again[1] for _ in range(ImagePool.KEEP))
