@@ -28,9 +28,10 @@ M_ARENA_MAX = -8  # glibc's mallopt parameters (malloc.h)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 MMAP_THRESHOLD = 256 * 1024  # glibc's own start value is 128 KiB; a 192x192 8-bit crop is 108
 # the heap's free top kept before glibc gives it back by itself: its default, 128 KiB, gave
-# back and faulted in again every frame the top's smaller blocks (hands headless 49 fps
-# against 53 with 4 MiB, four interleaved rounds); glibc's own rule had kept twice the
-# frame-sized threshold (~1.8 MB). HeapTrim bounds what stays.
+# back and faulted in again every frame the top's smaller blocks (hands headless 49.1 fps
+# against 53.0 with 4 MiB and 54.4 with the dynamic thresholds, four interleaved rounds);
+# glibc's own rule had kept twice the frame-sized threshold (~1.8 MB). HeapTrim bounds
+# what stays.
 TRIM_THRESHOLD = 1024 * 1024
 
 
@@ -86,10 +87,12 @@ def map_large_blocks(threshold: int = MMAP_THRESHOLD, trim: int = TRIM_THRESHOLD
     and 0.6 MB) come from the heap. Allocated and freed on three threads in an order that
     varies, they leave holes that other blocks pin: glibc's free bytes grew 7.6 -> 10.7 MB
     over a 15,000-frame holistic run with its bytes in use flat (0.28 MB/min of anonymous
-    memory in the second half; fixed threshold: benchmarks/app/soak.py). What the engine
-    and the app allocate per frame they keep instead (WarpBuffers, CpuFrames, ImagePool);
-    these libraries' blocks cannot be kept. A mapped block's pages are faulted in each
-    time: about 2 MB a frame, within the noise of headless fps."""
+    memory in the second half; with the fixed threshold -0.09, benchmarks/app/soak.py).
+    What the engine and the app allocate per frame they keep instead (WarpBuffers,
+    CpuFrames, ImagePool); these libraries' blocks cannot be kept. The cost: a mapped
+    block's pages are faulted in and unmapped every frame (1.3 MB a frame for hands, 2.2
+    for holistic): headless hands and holistic about 6% fewer frames/s on a 2-core
+    machine (docs/benchmarks.md, "Soak")."""
     import os
 
     fn = _libc_function("mallopt")
