@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
 import time
 
 TRIM_CHECK = 256  # frames between two looks at the heap (HeapTrim): ~5 s at 50 FPS
@@ -93,8 +94,6 @@ def map_large_blocks(threshold: int = MMAP_THRESHOLD, trim: int = TRIM_THRESHOLD
     block's pages are faulted in and unmapped every frame (1.3 MB a frame for hands, 2.2
     for holistic): headless hands and holistic about 6% fewer frames/s on a 2-core
     machine (docs/benchmarks.md, "Soak")."""
-    import os
-
     fn = _libc_function("mallopt")
     if fn is None or "MALLOC_MMAP_THRESHOLD_" in os.environ:
         return False

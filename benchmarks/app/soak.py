@@ -23,8 +23,8 @@ anonymous memory only is native) and the 1-minute load. The parent prints a mark
 table (memory start / end, slope in MB/min and KB/frame by least squares over the samples
 after `--warmup` frames and over the second half of the run with its standard error, the
 second half's slope of malloc'd bytes, object count growth, the load during the run, the
-app's heap trims: app/heap.py HeapTrim) under the stamp line (benchmarks/common.py; the adapter the
-children ran on) and writes the samples as JSON.
+app's heap trims: app/heap.py HeapTrim) under the stamp line (benchmarks/common.py; the
+adapter the children ran on) and writes the samples as JSON.
 Target: a flat curve, second-half slope < 0.2 MB/min (a bounded store that is still
 filling shows as a slope after warm-up; a leak shows in both). Anonymous memory moves by
 +-1-2 MB from sample to sample (blocks in flight, the free heap faulted back in after a
@@ -342,16 +342,23 @@ def run_child(effect: str, style: str | None, frames: int, every: int, input_pat
     Path(out_json).write_text(json.dumps(run))
 
 
+def _points(samples: list[dict], warmup: int, key: str):
+    """The samples from `warmup` frames on (all of them if none): minutes, frames, `key`."""
+    import numpy as np
+
+    s = [x for x in samples if x["frame"] >= warmup] or samples
+    t = np.array([x["t_s"] for x in s], np.float64) / 60.0
+    f = np.array([x["frame"] for x in s], np.float64)
+    return t, f, np.array([x[key] for x in s], np.float64)
+
+
 def slope(samples: list[dict], warmup: int, key: str = "rss_mb") -> tuple[float, float]:
     """Least-squares growth of `key` from `warmup` frames on: (per minute, per frame)."""
     import numpy as np
 
-    s = [x for x in samples if x["frame"] >= warmup] or samples
-    if len(s) < 2:
+    t, f, y = _points(samples, warmup, key)
+    if len(t) < 2:
         return 0.0, 0.0
-    t = np.array([x["t_s"] for x in s]) / 60.0
-    f = np.array([x["frame"] for x in s], np.float64)
-    y = np.array([x[key] for x in s], np.float64)
     return float(np.polyfit(t, y, 1)[0]), float(np.polyfit(f, y, 1)[0])
 
 
@@ -361,13 +368,11 @@ def slope_error(samples: list[dict], warmup: int, key: str = "anon_mb") -> float
     a few MB make a slope that a target of 0.2 MB/min cannot be read against)."""
     import numpy as np
 
-    s = [x for x in samples if x["frame"] >= warmup] or samples
-    if len(s) < 3:
+    t, _, y = _points(samples, warmup, key)
+    if len(t) < 3:
         return float("nan")
-    t = np.array([x["t_s"] for x in s]) / 60.0
-    y = np.array([x[key] for x in s], np.float64)
     fit = np.polyval(np.polyfit(t, y, 1), t)
-    residual = float(np.sum((y - fit) ** 2)) / (len(s) - 2)
+    residual = float(np.sum((y - fit) ** 2)) / (len(t) - 2)
     return float(np.sqrt(residual / np.sum((t - t.mean()) ** 2)))
 
 
@@ -419,7 +424,6 @@ HEADER = ["effect", "style", "input -> output", "frames", "min", "FPS", "load",
 
 
 def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> str:
-    nan = float("nan")  # a row from a JSON written before the standard error was kept
     cells = []
     for r in rows:
         mb = tuple(f"{b / 2**20:.1f}" for b in r["gpu_bytes"])
@@ -430,7 +434,7 @@ def markdown(rows: list[dict], warmup: int, runs: list[dict] | None = None) -> s
             f"{r['minutes']:.1f}", f"{r['fps']:.0f}", load,
             f"{r['anon_start_mb']:.0f} -> {r['anon_warm_mb']:.1f} -> {r['anon_end_mb']:.1f}",
             f"{r['slope_mb_per_min']:.2f}", f"{r['slope_kb_per_frame']:.2f}",
-            f"{r['half_slope_mb_per_min']:.2f} ± {r.get('half_slope_se_mb_per_min', nan):.2f}",
+            f"{r['half_slope_mb_per_min']:.2f} ± {r['half_slope_se_mb_per_min']:.2f}",
             f"{r['half_slope_kb_per_frame']:.2f}",
             "-" if r["used_half_slope_mb_per_min"] is None
             else f"{r['used_half_slope_mb_per_min']:.2f}",

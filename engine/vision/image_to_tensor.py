@@ -243,11 +243,8 @@ def warp_to_tensor(image: np.ndarray, frame_from_tensor: np.ndarray, size: tuple
     mode = cv2.BORDER_CONSTANT if border == "zero" else cv2.BORDER_REPLICATE
     lo, hi = value_range
     scale = np.float32((hi - lo) / 255.0)
-    if buffers is None:
-        whole, fraction = sample_maps(frame_from_tensor, size)
-        warped = cv2.remap(image, whole, fraction, cv2.INTER_LINEAR, borderMode=mode,
-                           borderValue=0)  # fmt: skip
-        return (warped.astype(np.float32) * scale + np.float32(lo)).reshape(1, h, w, -1)
+    if buffers is None:  # this call's own arrays, the maps from the cache
+        buffers = WarpBuffers(repeating=True)
     b = buffers.arrays(size, image.shape[2])
     if buffers.repeating:
         whole, fraction = sample_maps(frame_from_tensor, size)

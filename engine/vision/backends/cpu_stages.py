@@ -2,9 +2,9 @@
 
 - `CpuFrames`: any frame a solution takes -> RGB (H, W, 3) uint8, contiguous, and its
   (width, height): RGB as it is, BGR (bgr=True) and 4-channel images converted
-  (cv2.cvtColor, into one array kept for the next frame), a caller's GPUTexture / GPUTextureView read back (one submit and one
-  wait, counted: the models of the xnnpack backend read the adapter's frame that way when
-  the caller holds only a texture)
+  (cv2.cvtColor, into one array kept for the next frame), a caller's GPUTexture /
+  GPUTextureView read back (one submit and one wait, counted: the models of the xnnpack
+  backend read the adapter's frame that way when the caller holds only a texture)
 - `CpuDetector`: the detector stage (engine/vision/detector.py) in numpy: the frame
   through the matrix of `configure` (the letterbox) or `set_transform` (a crop) by
   image_to_tensor.warp_to_tensor, the model, then engine/vision/ssd.py (anchor decode,
